@@ -1,0 +1,43 @@
+/**
+ * The audit port (001 §6, 000 §6). Every command execution, authorization decision, authentication event and
+ * administrative mutation appends an event. Events are hash-chained per tenant in an append-only store.
+ */
+export type AuditResult = 'success' | 'failure' | 'denied';
+
+export interface AuditEventInput {
+  tenantId: string;
+  /** e.g. command.executed, authorization.denied, authentication.succeeded, idv_initiated, gdpr_erasure. */
+  type: string;
+  commandId?: string | undefined;
+  principalId?: string | null | undefined;
+  result: AuditResult;
+  correlationId?: string | undefined;
+  traceId?: string | undefined;
+  /** Identifiers of the business objects concerned (ids, never personal data). */
+  businessIds?: Record<string, string> | undefined;
+  /** Further non-personal detail (reason codes, client ids, counts). */
+  details?: Record<string, unknown> | undefined;
+  occurredAt?: Date | undefined;
+}
+
+export interface AuditEvent {
+  tenantId: string;
+  seq: number;
+  eventId: string;
+  occurredAt: string;
+  type: string;
+  commandId: string | null;
+  principalId: string | null;
+  result: AuditResult;
+  correlationId: string | null;
+  traceId: string | null;
+  businessIds: Record<string, string>;
+  details: Record<string, unknown>;
+  prevHash: string;
+  hash: string;
+}
+
+export interface AuditLog {
+  /** Resolves once the event is durable (the caller may then acknowledge its request). */
+  append(event: AuditEventInput): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './principal.js';
+export * from './policy.js';
+export * from './jwt-authenticator.js';

@@ -1,0 +1,2 @@
+export * from './command.js';
+export * from './command-bus.js';

@@ -1,0 +1,3 @@
+export * from './platform-schema.js';
+export * from './load-config.js';
+export * from './durations.js';

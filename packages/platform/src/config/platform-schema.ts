@@ -1,0 +1,176 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * The platform's part of the configuration. Every key has a documented default (docs/configuration.md);
+ * names carry their unit (`...Seconds`, `...Bytes`). Bounded contexts add their own sections in the
+ * composition root (apps/server/src/config.ts).
+ */
+export const RoleNames = ['bridge', 'token', 'portal', 'designs', 'issuance', 'status-lists', 'parties', 'signing'] as const;
+export type RoleName = (typeof RoleNames)[number];
+
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+
+export const PlatformConfigSchema = Type.Object(
+  {
+    /** development enables generated keys, the demo tenant and the embedded database; production refuses them unless configured. */
+    profile: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+    roles: Type.Array(Type.Union(RoleNames.map((r) => Type.Literal(r))), { default: ['bridge', 'token', 'portal'] }),
+    server: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        /** Default ports per role (000 §1; 001 roles documented in docs/configuration.md). */
+        ports: Type.Object(
+          {
+            bridge: { ...Port, default: 8090 },
+            tokenInternal: { ...Port, default: 8080 },
+            tokenExternal: { ...Port, default: 8092 },
+            portal: { ...Port, default: 3000 },
+            designs: { ...Port, default: 8094 },
+            issuance: { ...Port, default: 8096 },
+            statusLists: { ...Port, default: 8098 },
+            parties: { ...Port, default: 8100 },
+            signing: { ...Port, default: 8102 },
+            devIdp: { ...Port, default: 8300 },
+            demoRp: { ...Port, default: 8400 },
+          },
+          { default: {}, additionalProperties: false },
+        ),
+        bodyLimitBytes: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+        /** Trust X-Forwarded-* from a proxy in front (off: a spoofed X-Forwarded-Host changes nothing). */
+        trustProxy: Type.Boolean({ default: false }),
+        shutdownGraceSeconds: Type.Integer({ minimum: 0, default: 10 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    database: Type.Object(
+      {
+        /** PostgreSQL connection string; without it the embedded PGlite database is used (development only). */
+        url: Type.Optional(Type.String({ minLength: 1 })),
+        maxPoolSize: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+        /** Data directory of the embedded database. */
+        dataDir: Type.String({ default: './data/pglite' }),
+        connectTimeoutSeconds: Type.Integer({ minimum: 1, default: 5 }),
+        statementTimeoutSeconds: Type.Integer({ minimum: 1, default: 30 }),
+        migrateOnStart: Type.Boolean({ default: true }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    redis: Type.Object(
+      { url: Type.Optional(Type.String({ minLength: 1 })), keyPrefix: Type.String({ default: 'tessera:' }) },
+      { default: {}, additionalProperties: false },
+    ),
+    tenancy: Type.Object(
+      {
+        /** Tenant used when neither the token nor the Host header names one. */
+        defaultTenant: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })),
+        /** Host name (without port) → tenant id. */
+        hostMappings: Type.Record(Type.String(), Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), { default: {} }),
+        /** JWT claim that names the tenant. */
+        jwtClaim: Type.String({ default: 'tenant_id' }),
+        /** Tenants ensured at start (created when absent). */
+        tenants: Type.Array(
+          Type.Object(
+            {
+              id: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }),
+              displayName: Type.String({ minLength: 1 }),
+              hostNames: Type.Array(Type.String(), { default: [] }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
+        /** Create the demo tenant at start (default: on outside production). */
+        seedDemoTenant: Type.Optional(Type.Boolean()),
+        cacheRefreshSeconds: Type.Integer({ minimum: 1, default: 30 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    auth: Type.Object(
+      {
+        /** Trusted issuers of bearer JWTs for the platform's APIs. */
+        issuers: Type.Array(
+          Type.Object(
+            {
+              issuer: Type.String({ minLength: 1 }),
+              jwksUri: Type.String({ minLength: 1 }),
+              audience: Type.String({ minLength: 1 }),
+              algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'PS256', 'EdDSA'] }),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
+        rolesClaim: Type.String({ default: 'roles' }),
+        tenantAdminRole: Type.String({ default: 'tenant-admin' }),
+        platformAdminRole: Type.String({ default: 'platform-admin' }),
+        clockToleranceSeconds: Type.Integer({ minimum: 0, default: 30 }),
+        jwksCacheSeconds: Type.Integer({ minimum: 1, default: 600 }),
+        /** A key set is fetched again at most this often when a token names an unknown kid (rotation). */
+        jwksCooldownSeconds: Type.Integer({ minimum: 0, default: 30 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    keys: Type.Object(
+      {
+        provider: Type.Union([Type.Literal('software')], { default: 'software' }),
+        /** Master key (base64, 32 bytes) that encrypts private keys at rest. */
+        masterKey: Type.Optional(Type.String({ minLength: 1 })),
+        /** File holding the master key; generated there in development when absent. */
+        masterKeyFile: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    audit: Type.Object(
+      {
+        events: Type.Object(
+          {
+            signing: Type.Object(
+              {
+                enabled: Type.Boolean({ default: false }),
+                /** A signed checkpoint is written after this many events of a tenant. */
+                checkpointEveryEvents: Type.Integer({ minimum: 1, default: 100 }),
+              },
+              { default: {}, additionalProperties: false },
+            ),
+          },
+          { default: {}, additionalProperties: false },
+        ),
+        /** Command ids whose business identifiers are replaced by a redaction marker in audit events. */
+        redactCommands: Type.Array(Type.String(), { default: [] }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    rateLimit: Type.Object(
+      {
+        enabled: Type.Boolean({ default: true }),
+        requestsPerWindow: Type.Integer({ minimum: 1, default: 600 }),
+        windowSeconds: Type.Integer({ minimum: 1, default: 60 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    logging: Type.Object(
+      { level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }) },
+      { default: {}, additionalProperties: false },
+    ),
+    telemetry: Type.Object(
+      {
+        otlpEndpoint: Type.Optional(Type.String({ minLength: 1 })),
+        otlpHeaders: Type.Optional(Type.String()),
+        serviceName: Type.Optional(Type.String({ minLength: 1 })),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    jobs: Type.Object({ enabled: Type.Boolean({ default: true }) }, { default: {}, additionalProperties: false }),
+    build: Type.Object(
+      {
+        version: Type.String({ default: '0.1.0' }),
+        revision: Type.String({ default: 'unknown' }),
+        builtAt: Type.String({ default: 'unknown' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export type PlatformConfig = Static<typeof PlatformConfigSchema>;

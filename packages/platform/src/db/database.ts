@@ -1,0 +1,65 @@
+/**
+ * The storage port. PostgreSQL is the one SQL dialect: the same SQL and migrations run on a real server
+ * (`DATABASE_URL`) and on the embedded PGlite database.
+ *
+ * Tenancy is applied here and nowhere else: a unit of work runs in a transaction whose `app.tenant_id` setting
+ * names the tenant, and row-level security policies on every tenant-scoped table (see migrations/0001) filter
+ * reads and reject writes into any other tenant. The `tenant_id` column defaults to that setting, so a store
+ * never passes the tenant and a payload can never choose it. docs/architecture.md#tenancy.
+ */
+export interface QueryResult<R> {
+  rows: R[];
+  rowCount: number;
+}
+
+export interface Sql {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export type DatabaseKind = 'postgres' | 'pglite';
+
+export interface Database {
+  readonly kind: DatabaseKind;
+  /** Runs `fn` in one transaction scoped to `tenantId`; every statement sees and writes only that tenant's rows. */
+  withTenant<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /** Runs `fn` in one transaction that sees every tenant: tenant registry, platform-administrator reads, jobs. */
+  withPlatform<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` only if this process obtains the named advisory lock, which is held across all replicas on the same
+   * database; answers `{ ran: false }` at once when another holder has it.
+   */
+  withAdvisoryLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /** A round trip to the database, bounded by `timeoutMs`; throws when it is unreachable. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Tenant ids are slugs; this is checked again before they reach SQL text. */
+export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export function assertTenantId(tenantId: string): void {
+  if (!TENANT_ID_PATTERN.test(tenantId)) throw new Error(`invalid tenant id: ${JSON.stringify(tenantId)}`);
+}
+
+/**
+ * Statements that open a unit of work, sent in one round trip. The tenant literal is validated by assertTenantId
+ * first. `role` is the runtime role when the login role would bypass row-level security (see runtime-role.ts).
+ */
+export const beginTenantSql = (tenantId: string, role: string | null) =>
+  `BEGIN;${role ? ` SET LOCAL ROLE ${role};` : ''} SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL app.platform = 'off'`;
+export const beginPlatformSql = (role: string | null) =>
+  `BEGIN;${role ? ` SET LOCAL ROLE ${role};` : ''} SET LOCAL app.platform = 'on'; SET LOCAL app.tenant_id = ''`;
+
+/** Advisory lock keys are 64-bit integers; a stable hash of the lock name keeps them readable in code. */
+export function advisoryKey(name: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 16777619);
+    h2 = Math.imul(h2 ^ c, 2246822519);
+  }
+  return ((BigInt(h1 >>> 0) << 32n) | BigInt(h2 >>> 0)).toString();
+}

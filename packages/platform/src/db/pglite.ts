@@ -1,0 +1,98 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { type Database, type QueryResult, type Sql, assertTenantId } from './database.js';
+import { mapDatabaseError } from './errors.js';
+import { RUNTIME_ROLE } from './runtime-role.js';
+
+class TxSql implements Sql {
+  constructor(private readonly tx: Transaction | PGlite) {}
+  async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    try {
+      const res = await this.tx.query<R>(text, params as unknown[] | undefined);
+      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+  async exec(script: string): Promise<void> {
+    try {
+      await this.tx.exec(script);
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+}
+
+/**
+ * The embedded database: PostgreSQL compiled to WebAssembly, persisted in a data directory. One connection, so
+ * PGlite runs transactions one at a time; advisory locks are process-local (no other process can open the same
+ * data directory).
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  private readonly heldLocks = new Set<string>();
+  private role: string | null = null;
+  private closed = false;
+
+  private constructor(readonly pglite: PGlite) {}
+
+  /** `dataDir` undefined keeps the database in memory (tests). */
+  static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
+    if (dataDir) mkdirSync(dataDir, { recursive: true });
+    const pglite = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+    return new PgliteDatabase(pglite);
+  }
+
+  /** The embedded database always logs in as its superuser: every unit of work switches to the runtime role. */
+  async enableRuntimeRole(): Promise<void> {
+    this.role = RUNTIME_ROLE;
+  }
+
+  private async unit<T>(setup: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    if (this.closed) throw mapDatabaseError(Object.assign(new Error('database unavailable'), { code: '57P01' }));
+    try {
+      return await this.pglite.transaction(async (tx) => {
+        await tx.exec(setup);
+        return fn(new TxSql(tx));
+      });
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+
+  withTenant<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    assertTenantId(tenantId);
+    const role = this.role ? `SET LOCAL ROLE ${this.role}; ` : '';
+    return this.unit(`${role}SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL app.platform = 'off'`, fn);
+  }
+
+  withPlatform<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const role = this.role ? `SET LOCAL ROLE ${this.role}; ` : '';
+    return this.unit(`${role}SET LOCAL app.platform = 'on'; SET LOCAL app.tenant_id = ''`, fn);
+  }
+
+  async withAdvisoryLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    if (this.heldLocks.has(name)) return { ran: false };
+    this.heldLocks.add(name);
+    try {
+      return { ran: true, value: await fn() };
+    } finally {
+      this.heldLocks.delete(name);
+    }
+  }
+
+  async migrationSession<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return fn(new TxSql(this.pglite));
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('database closed');
+    await this.pglite.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pglite.close();
+  }
+}

@@ -1,0 +1,155 @@
+import pg from 'pg';
+import {
+  type Database,
+  type QueryResult,
+  type Sql,
+  advisoryKey,
+  assertTenantId,
+  beginTenantSql,
+  beginPlatformSql,
+} from './database.js';
+import { mapDatabaseError } from './errors.js';
+import { RUNTIME_ROLE } from './runtime-role.js';
+
+export interface PostgresOptions {
+  url: string;
+  maxPoolSize: number;
+  connectTimeoutSeconds: number;
+  statementTimeoutSeconds: number;
+  /** Switch each connection to the runtime role when the login role would bypass row-level security. */
+  useRuntimeRole: boolean;
+}
+
+// int8 (counts, bigint ids) as JavaScript numbers: our counters stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+class ClientSql implements Sql {
+  constructor(private readonly client: pg.PoolClient) {}
+  async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    try {
+      const res = await this.client.query(text, params as unknown[] | undefined);
+      return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+  async exec(script: string): Promise<void> {
+    try {
+      await this.client.query(script);
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+}
+
+export class PostgresDatabase implements Database {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+  /** The role each unit of work switches to, or null when the login role is already bound by RLS. */
+  private role: string | null = null;
+
+  private constructor(private readonly options: PostgresOptions) {
+    this.pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.maxPoolSize,
+      connectionTimeoutMillis: options.connectTimeoutSeconds * 1000,
+      statement_timeout: options.statementTimeoutSeconds * 1000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client that loses its connection emits 'error' on the pool; without a listener the process dies.
+    this.pool.on('error', () => undefined);
+  }
+
+  static async open(options: PostgresOptions): Promise<PostgresDatabase> {
+    const db = new PostgresDatabase(options);
+    return db;
+  }
+
+  /** Called after migrations: from now on, new connections drop to the runtime role if the login bypasses RLS. */
+  async enableRuntimeRole(): Promise<void> {
+    if (!this.options.useRuntimeRole) return;
+    const res = await this.pool.query<{ bypass: boolean }>(
+      `SELECT (rolsuper OR rolbypassrls) AS bypass FROM pg_roles WHERE rolname = current_user`,
+    );
+    if (res.rows[0]?.bypass) this.role = RUNTIME_ROLE;
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      const client = await this.pool.connect();
+      return client;
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+
+  private async unit<T>(begin: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    let broken = false;
+    try {
+      await client.query(begin);
+      const value = await fn(new ClientSql(client));
+      await client.query('COMMIT');
+      return value;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw mapDatabaseError(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  withTenant<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    assertTenantId(tenantId);
+    return this.unit(beginTenantSql(tenantId, this.role), fn);
+  }
+
+  withPlatform<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.unit(beginPlatformSql(this.role), fn);
+  }
+
+  async withAdvisoryLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
+    const client = await this.connect();
+    const key = advisoryKey(name);
+    let locked = false;
+    try {
+      const res = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS ok', [key]);
+      locked = res.rows[0]?.ok === true;
+      if (!locked) return { ran: false };
+      return { ran: true, value: await fn() };
+    } finally {
+      if (locked) await client.query('SELECT pg_advisory_unlock($1::bigint)', [key]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  /** Runs statements outside any tenant scope as the login role: migrations only. */
+  async migrationSession<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      return await fn(new ClientSql(client));
+    } finally {
+      client.release();
+    }
+  }
+
+  async ping(timeoutMs = 2000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database ping timed out')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.pool.query('SELECT 1'), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { AppError, type ApiFamily } from '../errors/index.js';
+import { resolveTenant } from '../tenancy/index.js';
+import { traceIdsFor } from '../observability/trace-context.js';
+import type { Platform } from '../platform.js';
+import { errorHandler } from './error-handler.js';
+import { registerOperationalRoutes, type ReadinessCheck } from './operational-routes.js';
+import './types.js';
+
+export interface RoleAppOptions {
+  /** Role name, used in metrics labels, logs and the OpenAPI title. */
+  role: string;
+  title: string;
+  /** Default error envelope of the app's routes. */
+  family: ApiFamily;
+  /** Extra readiness checks of the role (besides database, keys, tenants and jobs). */
+  readiness?: ReadinessCheck[];
+  /** Route prefixes that the OpenAPI document covers (default: every route except the operational ones). */
+  bodyLimitBytes?: number;
+}
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A role's Fastify app, typed with the TypeBox provider: route schemas type the handlers. */
+export type RoleApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/**
+ * Builds the Fastify app of one role with the platform middleware: correlation id and trace context, bearer
+ * authentication, tenant resolution, rate limiting, one log line per request, metrics, the error model, the
+ * operational endpoints and the OpenAPI document (`GET /openapi.json`).
+ */
+export async function createRoleApp(platform: Platform, options: RoleAppOptions): Promise<RoleApp> {
+  const { config, metrics, logger } = platform;
+  const log = logger.child({ role: options.role });
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: options.bodyLimitBytes ?? config.server.bodyLimitBytes,
+    trustProxy: config.server.trustProxy,
+    genReqId: () => randomUUID(),
+    // Malformed JSON with duplicate or prototype keys is refused rather than silently merged.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    routerOptions: { maxParamLength: 500 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, version: config.build.version },
+    },
+    hideUntagged: false,
+    transform: ({ schema, url }) => ({ schema: (url.startsWith('/openapi') ? { ...schema, hide: true } : schema) as never, url }),
+  });
+
+  app.decorateRequest('state', null as never);
+
+  app.addHook('onRequest', async (request) => {
+    const header = request.headers['x-correlation-id'];
+    const correlationId = typeof header === 'string' && CORRELATION_ID.test(header) ? header : request.id;
+    const trace = traceIdsFor(str(request.headers.traceparent), str(request.headers.tracestate));
+    request.state = { correlationId, trace, tenantId: null, principal: null, log, startedAt: performance.now() };
+    const routeConfig = request.routeOptions.config ?? {};
+    const authorization = request.headers.authorization;
+    if (routeConfig.auth !== 'none' && authorization && /^bearer /i.test(authorization)) {
+      if (!platform.authenticator.configured) {
+        throw new AppError('invalid_token', 'No token issuer is configured for this API.', { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+      }
+      request.state.principal = (await platform.authenticator.authenticate(authorization.slice(7).trim())).principal;
+    }
+    if (routeConfig.tenant !== 'none' && request.routeOptions.url !== undefined) {
+      request.state.tenantId = resolveTenant(platform.tenants, {
+        principal: request.state.principal,
+        host: request.hostname || undefined,
+        defaultTenant: config.tenancy.defaultTenant,
+      });
+    }
+    // X-Tenant-Id is for observability only: logged, never used for routing or authorization (001 §5).
+    const claimedTenant = str(request.headers['x-tenant-id']);
+    request.state.log = log.child({
+      correlation_id: correlationId,
+      trace_id: trace.traceId,
+      span_id: trace.spanId,
+      tenant_id: request.state.tenantId ?? undefined,
+      principal_id: request.state.principal?.id,
+      ...(claimedTenant ? { claimed_tenant_id: claimedTenant.slice(0, 64) } : {}),
+    });
+  });
+
+  if (config.rateLimit.enabled) {
+    app.addHook('preHandler', async (request, reply) => {
+      const routeConfig = request.routeOptions.config ?? {};
+      if (routeConfig.rateLimit === false || request.routeOptions.url === undefined) return;
+      const client =
+        (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
+        request.state.principal?.clientId ??
+        request.state.principal?.id ??
+        request.ip;
+      const key = `${options.role}:${request.state.tenantId ?? '-'}:${client}`;
+      const decision = await platform.rateLimiter.consume(key, config.rateLimit.requestsPerWindow, config.rateLimit.windowSeconds);
+      if (!decision.allowed) {
+        throw new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+      }
+      reply.header('ratelimit-remaining', String(decision.remaining));
+    });
+  }
+
+  app.addHook('onSend', async (request, reply) => {
+    if (request.state) reply.header('x-correlation-id', request.state.correlationId);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const seconds = (performance.now() - (request.state?.startedAt ?? performance.now())) / 1000;
+    metrics.httpRequests.inc({ role: options.role, method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ role: options.role, method: request.method, route }, seconds);
+    // The route template, never the raw URL: query strings carry codes, tokens and state.
+    (request.state?.log ?? log).info({ method: request.method, route, status: reply.statusCode, duration_ms: Math.round(seconds * 1000 * 100) / 100 }, 'request completed');
+  });
+
+  app.setErrorHandler(errorHandler(options.role, options.family, metrics));
+  app.setNotFoundHandler((request, reply) => {
+    const family = options.family;
+    return errorHandler(options.role, family, metrics)(new AppError('not_found', 'No such endpoint.'), request, reply);
+  });
+
+  registerOperationalRoutes(app, platform, options.readiness ?? []);
+  app.get('/openapi.json', { config: { tenant: 'none', rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+const str = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
+
+export type { FastifyRequest };

@@ -1,0 +1,4 @@
+export * from './types.js';
+export * from './create-app.js';
+export * from './error-handler.js';
+export * from './operational-routes.js';

@@ -1,0 +1,40 @@
+import type { ApiFamily } from '../errors/index.js';
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../observability/logger.js';
+import type { TraceIds } from '../observability/trace-context.js';
+import type { CommandContext } from '../commands/command.js';
+
+/** Per-route settings, given as Fastify route `config`. */
+export interface PlatformRouteConfig {
+  /** Error envelope of the route's API family (default: the app's). */
+  family?: ApiFamily;
+  /** `none`: the route runs outside any tenant (operational endpoints). Default `required`. */
+  tenant?: 'required' | 'none';
+  /** `none`: the route authenticates its callers itself (OAuth client authentication); default `bearer`. */
+  auth?: 'bearer' | 'none';
+  /** false: not rate limited; a function: the key of the client (default: the principal's client, else the IP). */
+  rateLimit?: false | ((request: import('fastify').FastifyRequest) => string | undefined);
+}
+
+export interface RequestState {
+  correlationId: string;
+  trace: TraceIds;
+  tenantId: string | null;
+  principal: Principal | null;
+  log: Logger;
+  startedAt: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    state: RequestState;
+  }
+  interface FastifyContextConfig extends PlatformRouteConfig {}
+}
+
+/** The command context of a request whose tenant has been resolved. */
+export function commandContext(request: import('fastify').FastifyRequest): CommandContext {
+  const s = request.state;
+  if (s.tenantId === null) throw new Error('commandContext() on a route without tenant resolution');
+  return { tenantId: s.tenantId, principal: s.principal, correlationId: s.correlationId, trace: s.trace, log: s.log };
+}

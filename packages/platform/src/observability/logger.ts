@@ -1,0 +1,78 @@
+import pino, { type Logger, type LoggerOptions, type DestinationStream } from 'pino';
+
+export type { Logger } from 'pino';
+
+/**
+ * JSON lines on stdout (001 §4.5). The context fields of every line: tenant_id, correlation_id, command_id,
+ * trace_id, span_id, principal_id. Messages stay abstract; detail goes into fields, and fields that may carry a
+ * secret or personal data are redacted by path, whatever the level. A test proves it (logger.test.ts).
+ */
+export const REDACTED_PATHS = [
+  'password',
+  'secret',
+  'client_secret',
+  'clientSecret',
+  'token',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'code',
+  'code_verifier',
+  'authorization',
+  'cookie',
+  'claims',
+  'privateKey',
+  'private_key',
+  'masterKey',
+  'vp_token',
+  '*.password',
+  '*.secret',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.id_token',
+  '*.code',
+  '*.code_verifier',
+  '*.authorization',
+  '*.cookie',
+  '*.claims',
+  '*.privateKey',
+  '*.vp_token',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'headers.dpop',
+];
+
+export interface CreateLoggerOptions {
+  level: string;
+  service: string;
+  destination?: DestinationStream;
+}
+
+/** Serializes errors without the fields where drivers put data (pg's `detail`, `where`, `query`). */
+export function serializeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: 'non-error thrown' };
+  const e = err as Error & { code?: unknown; statusCode?: unknown };
+  const out: Record<string, unknown> = { type: e.name, message: e.message, stack: e.stack };
+  if (typeof e.code === 'string') out.code = e.code;
+  if (typeof e.statusCode === 'number') out.statusCode = e.statusCode;
+  if (e.cause instanceof Error) out.cause = { type: e.cause.name, message: e.cause.message, code: (e.cause as { code?: unknown }).code };
+  return out;
+}
+
+export function createLogger(options: CreateLoggerOptions): Logger {
+  const config: LoggerOptions = {
+    level: options.level,
+    base: { service: options.service },
+    messageKey: 'msg',
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError, error: serializeError },
+    formatters: { level: (label) => ({ level: label }) },
+  };
+  return options.destination ? pino(config, options.destination) : pino(config);
+}

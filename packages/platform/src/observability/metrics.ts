@@ -1,0 +1,71 @@
+import client from 'prom-client';
+
+/**
+ * Prometheus metrics (001 §4.5): runtime (default metrics), HTTP server rate and latency by route template,
+ * errors, command executions per command id, key-management calls. One registry per process; every role app in
+ * the process labels its series with `role`.
+ */
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly httpRequests: client.Counter<'role' | 'method' | 'route' | 'status'>;
+  readonly httpDuration: client.Histogram<'role' | 'method' | 'route'>;
+  readonly httpErrors: client.Counter<'role' | 'route' | 'code'>;
+  readonly commandExecutions: client.Counter<'command_id' | 'result'>;
+  readonly commandDuration: client.Histogram<'command_id'>;
+  readonly kmsCalls: client.Counter<'operation' | 'result'>;
+  readonly jobRuns: client.Counter<'job' | 'result'>;
+  readonly auditAppends: client.Counter<'result'>;
+
+  constructor(options: { collectDefault?: boolean } = {}) {
+    if (options.collectDefault !== false) client.collectDefaultMetrics({ register: this.registry });
+    const registers = [this.registry];
+    this.httpRequests = new client.Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by role, method, route template and status.',
+      labelNames: ['role', 'method', 'route', 'status'],
+      registers,
+    });
+    this.httpDuration = new client.Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by role, method and route template.',
+      labelNames: ['role', 'method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.httpErrors = new client.Counter({
+      name: 'http_errors_total',
+      help: 'HTTP error responses by role, route template and error code.',
+      labelNames: ['role', 'route', 'code'],
+      registers,
+    });
+    this.commandExecutions = new client.Counter({
+      name: 'command_executions_total',
+      help: 'Command executions by command id and result (success, failure, denied).',
+      labelNames: ['command_id', 'result'],
+      registers,
+    });
+    this.commandDuration = new client.Histogram({
+      name: 'command_duration_seconds',
+      help: 'Command execution time by command id.',
+      labelNames: ['command_id'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.kmsCalls = new client.Counter({
+      name: 'kms_calls_total',
+      help: 'Key-management calls by operation and result.',
+      labelNames: ['operation', 'result'],
+      registers,
+    });
+    this.jobRuns = new client.Counter({ name: 'job_runs_total', help: 'Background job runs by job and result.', labelNames: ['job', 'result'], registers });
+    this.auditAppends = new client.Counter({ name: 'audit_events_appended_total', help: 'Audit events appended.', labelNames: ['result'], registers });
+  }
+
+  contentType(): string {
+    return this.registry.contentType;
+  }
+
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

@@ -1,0 +1,12 @@
+/** Rate limiting per client (issue 2 §12): 429 rate_limited with an integer Retry-After (RFC 6585 §4). */
+export interface RateLimitDecision {
+  allowed: boolean;
+  remaining: number;
+  /** Whole seconds until the window resets (at least 1 when refused). */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,2 @@
+export * from './tenant-registry.js';
+export * from './resolve-tenant.js';
