@@ -12,3 +12,4 @@ export * from './audit/index.js';
 export * from './jobs/index.js';
 export * from './platform.js';
 export * from './bootstrap.js';
+export * from './upstream/index.js';

@@ -81,7 +81,13 @@ export class JwtAuthenticator {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (cause) {
-      if (cause instanceof joseErrors.JWKSTimeout || (cause instanceof Error && /fetch failed|ECONNREFUSED/.test(cause.message))) {
+      // The key set could not be had (down, slow, or answering something that is not a key set): 503, not 401.
+      const keySetUnavailable =
+        cause instanceof joseErrors.JWKSTimeout ||
+        cause instanceof joseErrors.JWKSInvalid ||
+        (cause instanceof joseErrors.JOSEError && cause.code === 'ERR_JOSE_GENERIC') ||
+        (cause instanceof Error && /fetch failed|ECONNREFUSED/.test(cause.message));
+      if (keySetUnavailable) {
         throw new AppError('service_unavailable', 'The token issuer key set is unavailable.', { cause });
       }
       const expired = cause instanceof joseErrors.JWTExpired;

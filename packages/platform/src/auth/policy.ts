@@ -12,6 +12,11 @@ export interface PolicyRequest {
   access: AccessKind;
   tenantId: string;
   principal: Principal | null;
+  /**
+   * An OAuth scope that by itself grants the action to a principal of the tenant (service-to-service calls, such
+   * as the portal backend calling the bridge with a client_credentials token).
+   */
+  requiredScope?: string | undefined;
   /** Business identifiers of the resource, when the command knows them before running. */
   resource?: Record<string, string>;
 }
@@ -40,12 +45,15 @@ export interface RolePolicyOptions {
 export class RolePolicy implements PolicyDecisionPoint {
   constructor(private readonly options: RolePolicyOptions) {}
 
-  decide({ action, access, tenantId, principal }: PolicyRequest): PolicyDecision {
+  decide({ action, access, tenantId, principal, requiredScope }: PolicyRequest): PolicyDecision {
     if (access === 'public') return { allow: true, reason: 'public' };
     if (!principal) return { allow: false, reason: 'unauthenticated' };
     const roles = principal.roles;
     if (roles.includes(this.options.platformAdminRole)) return { allow: true, reason: 'platform_admin' };
     if (principal.tenantId !== null && principal.tenantId !== tenantId) return { allow: false, reason: 'foreign_tenant' };
+    if (requiredScope !== undefined) {
+      return principal.scopes.includes(requiredScope) ? { allow: true, reason: 'scope' } : { allow: false, reason: 'missing_scope' };
+    }
     const override = this.options.actionRoles?.[action];
     if (override) {
       return override.some((r) => roles.includes(r)) ? { allow: true, reason: 'action_role' } : { allow: false, reason: 'missing_action_role' };

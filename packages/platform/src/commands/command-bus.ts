@@ -27,6 +27,7 @@ export class CommandBus {
       access: command.access,
       tenantId: ctx.tenantId,
       principal: ctx.principal,
+      requiredScope: command.requiredScope,
     });
     if (!decision.allow) {
       this.deps.metrics.commandExecutions.inc({ command_id: command.id, result: 'denied' });
@@ -44,6 +45,11 @@ export class CommandBus {
       if (decision.reason === 'unauthenticated') {
         throw new AppError('unauthenticated', 'Authentication is required.', { headers: { 'www-authenticate': 'Bearer' } });
       }
+      if (decision.reason === 'missing_scope') {
+        throw new AppError('insufficient_scope', 'The token lacks the scope this action needs.', {
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${command.requiredScope}"` },
+        });
+      }
       throw new AppError('policy_denied', 'The policy does not allow this action.');
     }
 
@@ -57,7 +63,7 @@ export class CommandBus {
     const result = failure === undefined ? 'success' : 'failure';
     this.deps.metrics.commandExecutions.inc({ command_id: command.id, result });
     this.deps.metrics.commandDuration.observe({ command_id: command.id }, (performance.now() - started) / 1000);
-    if (command.audit !== 'self' && command.access !== 'public') {
+    if (command.audit !== 'self') {
       const redact = this.deps.redactCommands?.includes(command.id) ?? false;
       await this.deps.audit.append({
         tenantId: ctx.tenantId,

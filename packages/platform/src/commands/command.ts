@@ -22,6 +22,8 @@ export interface CommandContext {
 export interface Command<I, O> {
   id: string;
   access: AccessKind;
+  /** A scope that grants the command to any principal of the tenant holding it (service-to-service callers). */
+  requiredScope?: string;
   /** Identifiers of the business objects, recorded in the audit event (never personal data). */
   businessIds?: (input: I, output: O | undefined) => Record<string, string>;
   /**

@@ -88,7 +88,12 @@ function readFile(file: string): Record<string, unknown> {
   } catch (cause) {
     throw new ConfigError('TESSERA_CONFIG', `cannot read configuration file ${file}: ${(cause as Error).message}`);
   }
-  const parsed: unknown = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  let parsed: unknown;
+  try {
+    parsed = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (cause) {
+    throw new ConfigError('TESSERA_CONFIG', `cannot parse configuration file ${file}: ${(cause as Error).message}`);
+  }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('TESSERA_CONFIG', 'the file must hold an object');
   return parsed as Record<string, unknown>;
@@ -133,7 +138,8 @@ export function loadConfig<S extends TSchema>(schema: S, options: LoadConfigOpti
   let merged: Record<string, unknown> = file ? readFile(file) : {};
   merged = deepMerge(merged, fromEnv(env, options.bindings ?? PLATFORM_ENV));
   if (options.overrides) merged = deepMerge(merged, options.overrides);
-  const converted = Value.Convert(schema, merged);
+  const converted = Value.Convert(schema, structuredClone(merged));
+  assertLosslessNumbers(merged, converted, '');
   const withDefaults = Value.Default(schema, converted);
   const errors = [...Value.Errors(schema, withDefaults)];
   if (errors.length > 0) {
@@ -149,6 +155,21 @@ export function loadConfig<S extends TSchema>(schema: S, options: LoadConfigOpti
     throw new ConfigError(key, unknownKey ? 'is not a known key' : `${first.message} (got ${JSON.stringify(valueAt(withDefaults, first.instancePath))})`);
   }
   return withDefaults as Static<S>;
+}
+
+/** A string that became a number must have said exactly that number (no silent truncation of "1.5" or "0x10"). */
+function assertLosslessNumbers(original: unknown, converted: unknown, path: string): void {
+  if (typeof original === 'string' && typeof converted === 'number') {
+    if (!/^[+-]?\d+(\.\d+)?$/.test(original.trim()) || Number(original) !== converted) {
+      throw new ConfigError(path || '(root)', `must be a number (got ${JSON.stringify(original)})`);
+    }
+    return;
+  }
+  if (typeof original === 'object' && original !== null && typeof converted === 'object' && converted !== null) {
+    for (const [k, v] of Object.entries(original)) {
+      assertLosslessNumbers(v, (converted as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
+    }
+  }
 }
 
 function valueAt(root: unknown, instancePath: string): unknown {

@@ -8,30 +8,52 @@ import Type, { type Static } from 'typebox';
 export const RoleNames = ['bridge', 'token', 'portal', 'designs', 'issuance', 'status-lists', 'parties', 'signing'] as const;
 export type RoleName = (typeof RoleNames)[number];
 
-const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const Port = (defaultPort: number) => Type.Integer({ minimum: 0, maximum: 65535, default: defaultPort });
 
 export const PlatformConfigSchema = Type.Object(
   {
     /** development enables generated keys, the demo tenant and the embedded database; production refuses them unless configured. */
     profile: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
-    roles: Type.Array(Type.Union(RoleNames.map((r) => Type.Literal(r))), { default: ['bridge', 'token', 'portal'] }),
+    roles: Type.Array(
+      Type.Union([
+        Type.Literal('bridge'),
+        Type.Literal('token'),
+        Type.Literal('portal'),
+        Type.Literal('designs'),
+        Type.Literal('issuance'),
+        Type.Literal('status-lists'),
+        Type.Literal('parties'),
+        Type.Literal('signing'),
+      ]),
+      { default: ['bridge', 'token', 'portal'], minItems: 1 },
+    ),
+    /** Deployment-wide names the specification leaves to the operator (spec README: "the service", <vendor>). */
+    deployment: Type.Object(
+      {
+        /** The deployment's subject-identifier claim: one name for the claim, the scope and the identifier type SERVICE_ID. */
+        serviceClaim: Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$', default: 'service_id' }),
+        /** Vendor segment of the wallet login acr `urn:<vendor>:oid4vp:vp`. */
+        acrVendor: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$', default: 'tessera' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     server: Type.Object(
       {
         host: Type.String({ default: '0.0.0.0' }),
         /** Default ports per role (000 §1; 001 roles documented in docs/configuration.md). */
         ports: Type.Object(
           {
-            bridge: { ...Port, default: 8090 },
-            tokenInternal: { ...Port, default: 8080 },
-            tokenExternal: { ...Port, default: 8092 },
-            portal: { ...Port, default: 3000 },
-            designs: { ...Port, default: 8094 },
-            issuance: { ...Port, default: 8096 },
-            statusLists: { ...Port, default: 8098 },
-            parties: { ...Port, default: 8100 },
-            signing: { ...Port, default: 8102 },
-            devIdp: { ...Port, default: 8300 },
-            demoRp: { ...Port, default: 8400 },
+            bridge: Port(8090),
+            tokenInternal: Port(8080),
+            tokenExternal: Port(8092),
+            portal: Port(3000),
+            designs: Port(8094),
+            issuance: Port(8096),
+            statusLists: Port(8098),
+            parties: Port(8100),
+            signing: Port(8102),
+            devIdp: Port(8300),
+            demoRp: Port(8400),
           },
           { default: {}, additionalProperties: false },
         ),
@@ -149,7 +171,20 @@ export const PlatformConfigSchema = Type.Object(
       { default: {}, additionalProperties: false },
     ),
     logging: Type.Object(
-      { level: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }) },
+      {
+        level: Type.Union(
+          [
+            Type.Literal('fatal'),
+            Type.Literal('error'),
+            Type.Literal('warn'),
+            Type.Literal('info'),
+            Type.Literal('debug'),
+            Type.Literal('trace'),
+            Type.Literal('silent'),
+          ],
+          { default: 'info' },
+        ),
+      },
       { default: {}, additionalProperties: false },
     ),
     telemetry: Type.Object(

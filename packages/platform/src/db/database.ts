@@ -61,5 +61,6 @@ export function advisoryKey(name: string): string {
     h1 = Math.imul(h1 ^ c, 16777619);
     h2 = Math.imul(h2 ^ c, 2246822519);
   }
-  return ((BigInt(h1 >>> 0) << 32n) | BigInt(h2 >>> 0)).toString();
+  // PostgreSQL's bigint is signed: fold the unsigned 64-bit value into the signed range.
+  return BigInt.asIntN(64, (BigInt(h1 >>> 0) << 32n) | BigInt(h2 >>> 0)).toString();
 }

@@ -36,10 +36,11 @@ export class PgliteDatabase implements Database {
 
   private constructor(readonly pglite: PGlite) {}
 
-  /** `dataDir` undefined keeps the database in memory (tests). */
+  /** `dataDir` undefined or `memory://` keeps the database in memory (tests). */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
-    if (dataDir) mkdirSync(dataDir, { recursive: true });
-    const pglite = dataDir ? await PGlite.create(dataDir) : await PGlite.create();
+    const inMemory = !dataDir || dataDir.startsWith('memory://');
+    if (!inMemory) mkdirSync(dataDir, { recursive: true });
+    const pglite = inMemory ? await PGlite.create() : await PGlite.create(dataDir);
     return new PgliteDatabase(pglite);
   }
 

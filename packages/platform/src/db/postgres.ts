@@ -74,9 +74,17 @@ export class PostgresDatabase implements Database {
     if (res.rows[0]?.bypass) this.role = RUNTIME_ROLE;
   }
 
+  private readonly guarded = new WeakSet<pg.PoolClient>();
+
   private async connect(): Promise<pg.PoolClient> {
     try {
       const client = await this.pool.connect();
+      // A connection lost while checked out emits 'error' on the client; the failing query reports it, so the
+      // event itself must not become an uncaught exception.
+      if (!this.guarded.has(client)) {
+        client.on('error', () => undefined);
+        this.guarded.add(client);
+      }
       return client;
     } catch (error) {
       throw mapDatabaseError(error);

@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { Sql } from '../db/database.js';
 
 /**
  * Key management (issue 2 §11). Every signer in the system goes through this interface: private keys never
@@ -26,7 +27,7 @@ export interface Signature {
   signature: Uint8Array;
 }
 
-export interface KeyManager {
+export interface KeyManager extends SymmetricKeyManager {
   /** Creates the first version of a key under `alias`; fails if the alias exists. */
   create(alias: string, algorithm: SigningAlgorithm): Promise<KeyInfo>;
   /** The active key of `alias`, created on first use. */
@@ -44,4 +45,100 @@ export interface KeyManager {
   list(): Promise<KeyInfo[]>;
   /** Throws when the provider cannot serve requests. */
   health(): Promise<void>;
+}
+
+/**
+ * Symmetric keys (issue 5 §5): HMAC keys for lookup indexes (HS256, RFC 7518 §3.2) and key-encryption keys for
+ * envelope encryption (A256GCM, RFC 7518 §4.7). Like signing keys they live under an alias, in versions, one of them
+ * active; unlike them, a new version can wait as `pending` until a re-encryption has caught up (a key migration),
+ * and only an HS256 key created `exportable` ever leaves the provider (a shared lookup key, 000 §4.3).
+ */
+export type SymmetricAlgorithm = 'HS256' | 'A256GCM';
+
+export type SymmetricKeyState = 'pending' | 'active' | 'retired';
+
+export interface SymmetricKeyInfo {
+  alias: string;
+  version: number;
+  kid: string;
+  algorithm: SymmetricAlgorithm;
+  state: SymmetricKeyState;
+  exportable: boolean;
+  createdAt: string;
+  activatedAt: string | null;
+  retiredAt: string | null;
+}
+
+export interface Mac {
+  kid: string;
+  version: number;
+  /** HMAC-SHA256 output, 32 bytes. */
+  mac: Uint8Array;
+}
+
+export interface EncryptedData {
+  kid: string;
+  version: number;
+  /**
+   * A compact envelope `e1.<kid>.<wrapped data key>.<iv>.<ciphertext>.<tag>` (base64url parts): the data is
+   * encrypted under a fresh data key, and the data key is wrapped under the key-encryption key named by kid.
+   */
+  ciphertext: string;
+}
+
+export interface DecryptedData {
+  alias: string;
+  version: number;
+  kid: string;
+  plaintext: Uint8Array;
+}
+
+export interface SymmetricCallOptions {
+  /**
+   * The caller's open unit of work. A provider that keeps its keys in the database reads (and creates) key rows
+   * through it instead of opening a unit of its own: on the embedded database, which has one connection, a second
+   * unit would wait for the caller's forever; on PostgreSQL it would take a second pooled connection. Key material
+   * first seen in a row that this same transaction wrote is used but not cached, since the row may yet roll back.
+   * Providers that hold keys elsewhere ignore it.
+   */
+  sql?: Sql | undefined;
+}
+
+export interface SymmetricKeyManager {
+  /** The active version of `alias`, created (active, version 1) on first use. */
+  ensureSymmetric(
+    alias: string,
+    algorithm: SymmetricAlgorithm,
+    options?: SymmetricCallOptions & { exportable?: boolean },
+  ): Promise<SymmetricKeyInfo>;
+  /** HMAC-SHA256 of `data` under the active version of an HS256 alias. */
+  hmac(alias: string, data: Uint8Array, options?: SymmetricCallOptions): Promise<Mac>;
+  /** The same under a given version, whatever its state (re-indexing computes old and new). */
+  hmacWithVersion(alias: string, version: number, data: Uint8Array, options?: SymmetricCallOptions): Promise<Mac>;
+  /**
+   * Envelope encryption under an A256GCM alias: a fresh 256-bit data key per call encrypts `plaintext` (with `aad`
+   * authenticated), and the alias's active version (or `version`) wraps the data key.
+   */
+  encrypt(
+    alias: string,
+    plaintext: Uint8Array,
+    aad: Uint8Array,
+    options?: SymmetricCallOptions & { version?: number },
+  ): Promise<EncryptedData>;
+  /** Opens an envelope under the version its kid names, whatever its state; `aad` must equal the encryption's. */
+  decrypt(ciphertext: string, aad: Uint8Array, options?: SymmetricCallOptions): Promise<DecryptedData>;
+  /** Wraps the envelope's data key under the active version (or `version`) of the same alias; the data is untouched. */
+  rewrap(ciphertext: string, options?: SymmetricCallOptions & { version?: number }): Promise<EncryptedData>;
+  /** A new version in state `pending`: usable by explicit version, not yet the default. */
+  addSymmetricVersion(alias: string): Promise<SymmetricKeyInfo>;
+  /** Makes a version the active one; the previously active version is retired. Idempotent. */
+  activateSymmetricVersion(alias: string, version: number): Promise<SymmetricKeyInfo>;
+  /** Retires a pending version (a discarded rotation); the active version cannot be retired. Idempotent. */
+  retireSymmetricVersion(alias: string, version: number): Promise<SymmetricKeyInfo>;
+  /** Adds a version and activates it at once. */
+  rotateSymmetric(alias: string): Promise<SymmetricKeyInfo>;
+  /** Every version of `alias`, oldest first. */
+  listSymmetric(alias: string): Promise<SymmetricKeyInfo[]>;
+  /** The secret of an exportable HS256 key (the active version, or `version`): for sharing a lookup key only. */
+  exportSymmetricKey(alias: string, version?: number): Promise<{ info: SymmetricKeyInfo; key: Uint8Array }>;
 }

@@ -7,7 +7,7 @@ export type { Logger } from 'pino';
  * trace_id, span_id, principal_id. Messages stay abstract; detail goes into fields, and fields that may carry a
  * secret or personal data are redacted by path, whatever the level. A test proves it (logger.test.ts).
  */
-export const REDACTED_PATHS = [
+const SECRET_KEYS = [
   'password',
   'secret',
   'client_secret',
@@ -16,35 +16,30 @@ export const REDACTED_PATHS = [
   'access_token',
   'refresh_token',
   'id_token',
-  'code',
   'code_verifier',
   'authorization',
   'cookie',
+  'set-cookie',
+  'x-api-key',
   'claims',
   'privateKey',
   'private_key',
   'masterKey',
   'vp_token',
-  '*.password',
-  '*.secret',
-  '*.client_secret',
-  '*.clientSecret',
-  '*.token',
-  '*.access_token',
-  '*.refresh_token',
-  '*.id_token',
-  '*.code',
-  '*.code_verifier',
-  '*.authorization',
-  '*.cookie',
-  '*.claims',
-  '*.privateKey',
-  '*.vp_token',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers.cookie',
-  'headers.dpop',
+  'dpop',
+];
+
+/**
+ * Paths redacted from every log line: the secret keys at the top and two levels down, and the OAuth
+ * authorization `code` where it arrives (a bare `*.code` would also blank error codes, which must stay).
+ */
+export const REDACTED_PATHS = [
+  ...SECRET_KEYS.flatMap((k) => [`["${k}"]`, `*["${k}"]`, `*.*["${k}"]`]),
+  'code',
+  'body.code',
+  'query.code',
+  'req.body.code',
+  'req.query.code',
 ];
 
 export interface CreateLoggerOptions {

@@ -22,7 +22,7 @@ export function traceIdsFor(traceparent: string | undefined, tracestate: string 
     return { traceId: sc.traceId, spanId: sc.spanId, flags: sc.traceFlags.toString(16).padStart(2, '0'), tracestate };
   }
   const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (m && m[1] !== '0'.repeat(32)) return { traceId: m[1]!, spanId: randomBytes(8).toString('hex'), flags: m[3]!, tracestate };
+  if (m && m[1] !== '0'.repeat(32) && m[2] !== '0'.repeat(16)) return { traceId: m[1]!, spanId: randomBytes(8).toString('hex'), flags: m[3]!, tracestate };
   return { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), flags: '00', tracestate: undefined };
 }
 

@@ -20,3 +20,18 @@ describe.each(DATABASE_KINDS)('database (%s)', (kind) => {
     }
   });
 });
+
+describe('advisory lock keys', () => {
+  it('fit the signed bigint range for any name (postgres)', async () => {
+    const t = await openTestDatabase('postgres');
+    try {
+      // These names hash above 2^63 as unsigned values.
+      for (const name of ['job:session-cleanup', 'job:flaky', 'job:long', 'job:looped', 'job:retries']) {
+        const outcome = await t.db.withAdvisoryLock(name, async () => 'ran');
+        expect(outcome).toEqual({ ran: true, value: 'ran' });
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,26 @@
+import Type, { type Static } from 'typebox';
+import { PlatformConfigSchema, loadConfig, PLATFORM_ENV, type LoadConfigOptions } from '@tessera/platform';
+
+/**
+ * The whole configuration: the platform's sections plus one section per bounded context (added by each
+ * context's issue). docs/configuration.md lists every key with its default.
+ */
+export const ServerConfigSchema = Type.Object(
+  {
+    ...PlatformConfigSchema.properties,
+    portal: Type.Object(
+      {
+        /** Public base URL of the portal (000 §4.2 portal_url). */
+        publicUrl: Type.String({ default: 'http://127.0.0.1:3000' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ServerConfig = Static<typeof ServerConfigSchema>;
+
+export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig {
+  return loadConfig(ServerConfigSchema, { bindings: PLATFORM_ENV, ...options });
+}

@@ -1,0 +1,57 @@
+import { ConfigError, RoleNames } from '@tessera/platform';
+import { loadServerConfig } from './config.js';
+import { parseArgs } from './cli/args.js';
+
+/**
+ * The composition root's command line: `start` (default) runs the configured roles, `migrate` applies the
+ * migrations and exits, `audit-verify` checks every tenant's audit chain and exits non-zero if one is broken.
+ */
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const overrides: Record<string, unknown> = {};
+  if (args.roles) overrides.roles = args.roles;
+  const config = loadServerConfig({ ...(args.configFile ? { file: args.configFile } : {}), overrides });
+
+  if (args.command === 'migrate') {
+    const { runMigrate } = await import('./cli/migrate.js');
+    return runMigrate(config);
+  }
+  if (args.command === 'audit-verify') {
+    const { runAuditVerifyCommand } = await import('./cli/audit-verify.js');
+    return runAuditVerifyCommand(config, args.tenants);
+  }
+
+  const { serviceNameFor, startServer } = await import('./start.js');
+  const telemetry = await startTelemetry(config, serviceNameFor(config.roles));
+  const server = await startServer(config, { banner: true });
+  const stop = async (signal: string) => {
+    server.platform.logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), config.server.shutdownGraceSeconds * 1000);
+    timer.unref();
+    await server.close();
+    await telemetry?.shutdown();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  return -1;
+}
+
+async function startTelemetry(...args: Parameters<typeof import('./telemetry.js').startTelemetry>) {
+  const { startTelemetry: start } = await import('./telemetry.js');
+  return start(...args);
+}
+
+main().then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`Configuration error: ${error.message}\nRoles: ${RoleNames.join(', ')}. See docs/configuration.md.\n`);
+    } else {
+      process.stderr.write(`Start failed: ${(error as Error).message}\n`);
+    }
+    process.exit(1);
+  },
+);

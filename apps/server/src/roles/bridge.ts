@@ -1,0 +1,16 @@
+import { registerAuditRoutes } from '@tessera/platform';
+import type { RoleDefinition } from './role.js';
+
+/** The wallet bridge (000 §1): presentation sessions, IDV and the external reconciliation API. Port 8090. */
+export const bridgeRole: RoleDefinition = {
+  name: 'bridge',
+  serviceName: 'tessera-bridge',
+  listeners: (config) => [
+    {
+      name: 'bridge',
+      port: config.server.ports.bridge,
+      app: { title: 'Tessera bridge', family: 'oauth' },
+      register: (app, platform) => registerAuditRoutes(app, platform),
+    },
+  ],
+};

@@ -1,0 +1,66 @@
+import type { DestinationStream } from 'pino';
+import { createPlatform, createRoleApp, type Platform, type RoleApp, type RoleName } from '@tessera/platform';
+import type { ServerConfig } from './config.js';
+import { allMigrations } from './migrations.js';
+import { ROLES } from './roles/index.js';
+import { announceDevelopmentDefaults } from './announce.js';
+
+export interface RunningServer {
+  platform: Platform;
+  /** Listening apps by listener name (e.g. `bridge`, `token-internal`). */
+  apps: Map<string, { app: RoleApp; url: string }>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logDestination?: DestinationStream;
+  /** Listen on port 0 for every listener (tests): the chosen ports are in `apps`. */
+  ephemeralPorts?: boolean;
+  /** Announce development defaults on stderr too (the CLI does; tests don't). */
+  banner?: boolean;
+}
+
+export function serviceNameFor(roles: readonly RoleName[]): string {
+  return roles.length === 1 ? ROLES[roles[0]!].serviceName : 'tessera';
+}
+
+/** Starts the platform and every configured role in this process. */
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const roles = [...new Set(config.roles)];
+  const platform = await createPlatform(config, {
+    migrations: allMigrations,
+    serviceName: config.telemetry.serviceName ?? serviceNameFor(roles),
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
+  });
+  const apps = new Map<string, { app: RoleApp; url: string }>();
+  try {
+    for (const role of roles) {
+      for (const listener of ROLES[role].listeners(config)) {
+        const app = await createRoleApp(platform, { role: listener.name, ...listener.app });
+        await listener.register(app, platform);
+        const url = await app.listen({ host: config.server.host, port: options.ephemeralPorts ? 0 : listener.port });
+        apps.set(listener.name, { app, url });
+        platform.logger.info({ role: listener.name, url }, 'listening');
+      }
+    }
+    if (config.jobs.enabled) platform.jobs.start();
+    announceDevelopmentDefaults(platform, options.banner ?? false);
+  } catch (error) {
+    await Promise.allSettled([...apps.values()].map(({ app }) => app.close()));
+    await platform.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    platform,
+    apps,
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled([...apps.values()].map(({ app }) => app.close()));
+        await platform.close();
+      })();
+      return closing;
+    },
+  };
+}

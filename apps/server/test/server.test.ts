@@ -1,0 +1,85 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { ConfigError } from '@tessera/platform';
+import { LogCapture } from '@tessera/platform/testing';
+import { loadServerConfig, startServer, type RunningServer } from '../src/index.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'tessera-server-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Issue 2, "How it must show": start on embedded defaults, every port answers, data survives a restart. */
+describe('server start on embedded defaults', () => {
+  it('starts every role, each port answers /health, /ready, /version and /metrics, and data survives a restart', async () => {
+    const dir = tempDir();
+    const config = () => loadServerConfig({ env: { DATA_DIR: dir, NODE_ENV: 'development' } });
+    const logs = new LogCapture();
+    let server: RunningServer | undefined = await startServer(config(), { ephemeralPorts: true, logDestination: logs });
+    try {
+      expect([...server.apps.keys()].sort()).toEqual(['bridge', 'portal', 'token-external', 'token-internal']);
+      for (const [, { url }] of server.apps) {
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        const ready = await fetch(`${url}/ready`);
+        expect(ready.status).toBe(200);
+        expect(await (await fetch(`${url}/version`)).json()).toHaveProperty('version');
+        const metrics = await fetch(`${url}/metrics`);
+        expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
+        expect(await metrics.text()).toContain('http_requests_total');
+      }
+      expect(await (await fetch(`${server.apps.get('portal')!.url}/api/health`)).json()).toEqual({ status: 'ok' });
+      // Development defaults are announced in the log.
+      const announced = logs.records().filter((r) => r.msg === 'DEVELOPMENT DEFAULT IN USE').map((r) => String(r.development_default));
+      expect(announced.some((d) => d.includes('embedded PGlite'))).toBe(true);
+      expect(announced.some((d) => d.includes('master key'))).toBe(true);
+      expect(announced.some((d) => d.includes('demo tenant'))).toBe(true);
+      // Write something durable: an audit event and a signing key.
+      await server.platform.audit.append({ tenantId: 'demo', type: 'test.persisted', result: 'success', businessIds: { marker: 'restart-check' } });
+      await server.platform.keys.ensure('test:persisted', 'ES256');
+      const kid = (await server.platform.keys.publicJwk('test:persisted')).kid;
+      await server.close();
+      server = undefined;
+
+      server = await startServer(config(), { ephemeralPorts: true, logDestination: new LogCapture() });
+      const { events } = await server.platform.audit.query({ tenantId: 'demo', type: 'test.persisted' });
+      expect(events.map((e) => e.businessIds.marker)).toEqual(['restart-check']);
+      // The generated master key was reused: the stored private key still decrypts and signs.
+      expect((await server.platform.keys.publicJwk('test:persisted')).kid).toBe(kid);
+      await expect(server.platform.keys.sign('test:persisted', new Uint8Array([1, 2, 3]))).resolves.toHaveProperty('signature');
+    } finally {
+      await server?.close();
+    }
+  });
+
+  it('starts only the roles it is given', async () => {
+    const server = await startServer(loadServerConfig({ env: { DATA_DIR: tempDir(), ROLES: 'bridge' } }), { ephemeralPorts: true, logDestination: new LogCapture() });
+    try {
+      expect([...server.apps.keys()]).toEqual(['bridge']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses development defaults under NODE_ENV=production', async () => {
+    const config = loadServerConfig({ env: { NODE_ENV: 'production', DATA_DIR: tempDir() } });
+    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(ConfigError);
+    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(/database\.url/);
+  });
+
+  it('stops the start with a message that names the bad key', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+      cwd: join(import.meta.dirname, '../../..'),
+      env: { ...process.env, DATABASE_MAX_POOL_SIZE: 'many', DATA_DIR: tempDir() },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('database.maxPoolSize');
+  });
+});

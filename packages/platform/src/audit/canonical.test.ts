@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GENESIS_HASH,
+  canonicalEvent,
+  canonicalJson,
+  eventHash,
+  storableString,
+  toStorableJson,
+  type HashedEventFields,
+} from './canonical.js';
+
+const event: HashedEventFields = {
+  tenantId: 'alpha',
+  seq: 1,
+  eventId: '00000000-0000-4000-8000-000000000001',
+  occurredAt: '2040-01-01T00:00:00.000Z',
+  type: 'command.executed',
+  commandId: 'party-rest.persons.create',
+  principalId: 'alice',
+  result: 'success',
+  correlationId: 'corr-1',
+  traceId: null,
+  businessIds: { personId: 'p-1' },
+  details: { policy: 'tenant_admin', n: 1 },
+};
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and writes no whitespace', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: 'x' } })).toBe(
+      '{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}',
+    );
+  });
+
+  it('gives the same text whatever the key order the value was built with', () => {
+    expect(canonicalJson({ x: 1, y: { q: 2, p: 3 } })).toBe(canonicalJson({ y: { p: 3, q: 2 }, x: 1 }));
+  });
+
+  it('keeps array order, leaves out undefined members and escapes strings as JSON does', () => {
+    expect(canonicalJson({ list: [2, 1], gone: undefined, s: 'a"b\\c\n' })).toBe('{"list":[2,1],"s":"a\\"b\\\\c\\n"}');
+  });
+
+  it('refuses what JSON cannot hold faithfully', () => {
+    expect(() => canonicalJson({ n: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson({ n: Number.POSITIVE_INFINITY })).toThrow(TypeError);
+    expect(() => canonicalJson({ f: () => 1 })).toThrow(TypeError);
+    expect(() => canonicalJson({ b: 1n })).toThrow(TypeError);
+  });
+});
+
+describe('eventHash', () => {
+  it('is SHA-256 over prev_hash followed by the canonical event (fixed vector)', () => {
+    // The vector pins the canonical form: a change here would break every stored chain.
+    expect(canonicalEvent(event)).toBe(
+      '{"businessIds":{"personId":"p-1"},"commandId":"party-rest.persons.create","correlationId":"corr-1",' +
+        '"details":{"n":1,"policy":"tenant_admin"},"eventId":"00000000-0000-4000-8000-000000000001",' +
+        '"occurredAt":"2040-01-01T00:00:00.000Z","principalId":"alice","result":"success","seq":1,"tenantId":"alpha",' +
+        '"traceId":null,"type":"command.executed"}',
+    );
+    expect(eventHash(GENESIS_HASH, event)).toBe('62a701a7b2eacc98393b7fc24cddae2fc61c219a32c452e0e30d66e33f93d3e7');
+  });
+
+  it('starts every chain from 64 zeros', () => {
+    expect(GENESIS_HASH).toMatch(/^0{64}$/);
+  });
+
+  it('changes when any field or the previous hash changes, not when detail keys are reordered', () => {
+    const base = eventHash(GENESIS_HASH, event);
+    expect(eventHash('1'.repeat(64), event)).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, seq: 2 })).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, tenantId: 'beta' })).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, result: 'failure' })).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, principalId: null })).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, details: { policy: 'tenant_admin', n: 2 } })).not.toBe(base);
+    expect(eventHash(GENESIS_HASH, { ...event, details: { n: 1, policy: 'tenant_admin' } })).toBe(base);
+  });
+
+  it('ignores link fields passed along with the event', () => {
+    expect(eventHash(GENESIS_HASH, { ...event, prevHash: 'x', hash: 'y' } as HashedEventFields)).toBe(
+      eventHash(GENESIS_HASH, event),
+    );
+  });
+});
+
+describe('storable values', () => {
+  it('replaces NUL and lone surrogates, keeps surrogate pairs', () => {
+    expect(storableString('a\u0000b')).toBe('a\uFFFDb');
+    expect(storableString('x\uD800y\uDC00')).toBe('x\uFFFDy\uFFFD');
+    expect(storableString('emoji \u{1F600}')).toBe('emoji \u{1F600}');
+  });
+
+  it('reduces a value to the JSON that will be stored', () => {
+    expect(
+      toStorableJson({
+        when: new Date('2040-01-01T00:00:00Z'),
+        gone: undefined,
+        bad: Number.NaN,
+        nul: 'a\u0000',
+        ['k\u0000']: 1,
+      }),
+    ).toEqual({
+      when: '2040-01-01T00:00:00.000Z',
+      bad: null,
+      nul: 'a\uFFFD',
+      'k\uFFFD': 1,
+    });
+    expect(toStorableJson(undefined)).toBeNull();
+  });
+});

@@ -1,0 +1,500 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+import { AppError } from '../errors/index.js';
+import { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator.js';
+
+/**
+ * Bearer JWT validation (issue 2 §6; security checklist: forged JWTs get 401 with no outbound fetch). The key set
+ * is served by a real HTTP server on 127.0.0.1 that counts the requests it receives.
+ */
+
+interface TestServer {
+  url: string;
+  requests: number;
+  close(): Promise<void>;
+}
+
+async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+  const state = { requests: 0 };
+  const server: Server = createServer((req, res) => {
+    state.requests++;
+    handler(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return state.requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface JwksServer extends TestServer {
+  jwksUri: string;
+  keys: JWK[];
+}
+
+async function startJwksServer(keys: JWK[]): Promise<JwksServer> {
+  const holder = { keys };
+  const server = await startServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/jwk-set+json' });
+    res.end(JSON.stringify({ keys: holder.keys }));
+  });
+  return {
+    jwksUri: `${server.url}/jwks`,
+    url: server.url,
+    get requests() {
+      return server.requests;
+    },
+    get keys() {
+      return holder.keys;
+    },
+    set keys(next: JWK[]) {
+      holder.keys = next;
+    },
+    close: () => server.close(),
+  };
+}
+
+interface SigningKey {
+  kid: string;
+  alg: 'RS256' | 'ES256';
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  jwk: JWK;
+}
+
+async function signingKey(alg: 'RS256' | 'ES256', kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
+  return { kid, alg, privateKey, publicKey, jwk };
+}
+
+const ISSUER = 'https://issuer.tessera.test';
+const AUDIENCE = 'tessera-api';
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+const claims = (extra: JWTPayload = {}): JWTPayload => ({
+  iss: ISSUER,
+  aud: AUDIENCE,
+  sub: 'user-1',
+  iat: nowSeconds(),
+  exp: nowSeconds() + 300,
+  tenant_id: 'acme',
+  ...extra,
+});
+
+const sign = (key: SigningKey, payload: JWTPayload, header: Record<string, unknown> = {}) =>
+  new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header }).sign(key.privateKey);
+
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+function authenticator(jwksUri: string, options: Partial<JwtAuthenticatorOptions> = {}): JwtAuthenticator {
+  return new JwtAuthenticator({
+    issuers: [{ issuer: ISSUER, jwksUri, audience: AUDIENCE, algorithms: ['RS256', 'ES256'] }],
+    tenantClaim: 'tenant_id',
+    rolesClaim: 'roles',
+    clockToleranceSeconds: 30,
+    jwksCacheSeconds: 600,
+    jwksCooldownSeconds: 30,
+    ...options,
+  });
+}
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  }
+  throw new Error('expected the authentication to fail');
+}
+
+async function expectInvalidToken(promise: Promise<unknown>): Promise<AppError> {
+  const error = await failure(promise);
+  expect(error.code).toBe('invalid_token');
+  expect(error.status).toBe(401);
+  expect(error.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+  return error;
+}
+
+async function expectUnavailable(promise: Promise<unknown>): Promise<AppError> {
+  const error = await failure(promise);
+  expect(error.code).toBe('service_unavailable');
+  expect(error.status).toBe(503);
+  expect(error.code).not.toBe('invalid_token');
+  return error;
+}
+
+let rsa: SigningKey;
+let ec: SigningKey;
+let attacker: SigningKey;
+let jwks: JwksServer;
+
+beforeAll(async () => {
+  rsa = await signingKey('RS256', 'rsa-1');
+  ec = await signingKey('ES256', 'ec-1');
+  attacker = await signingKey('RS256', 'rsa-1');
+  jwks = await startJwksServer([rsa.jwk, ec.jwk]);
+});
+
+afterAll(async () => {
+  await jwks.close();
+});
+
+describe('JwtAuthenticator: valid tokens', () => {
+  it('accepts an RS256 token and maps its claims to a principal', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const token = await sign(
+      rsa,
+      claims({ roles: ['tenant-admin', 'reader'], scope: 'designs:read designs:write', azp: 'portal' }),
+    );
+    const { principal, payload } = await auth.authenticate(token);
+    expect(principal).toEqual({
+      id: 'user-1',
+      kind: 'user',
+      tenantId: 'acme',
+      roles: ['tenant-admin', 'reader'],
+      scopes: ['designs:read', 'designs:write'],
+      clientId: 'portal',
+      issuer: ISSUER,
+    });
+    expect(payload.sub).toBe('user-1');
+    expect(auth.configured).toBe(true);
+  });
+
+  it('accepts an ES256 token', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(await sign(ec, claims({ sub: 'user-2' })));
+    expect(principal.id).toBe('user-2');
+    expect(principal.tenantId).toBe('acme');
+  });
+
+  it('reads roles from a space-separated string and scopes from scp', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(
+      await sign(rsa, claims({ roles: 'tenant-admin  reader', scp: ['a', 'b'] })),
+    );
+    expect(principal.roles).toEqual(['tenant-admin', 'reader']);
+    expect(principal.scopes).toEqual(['a', 'b']);
+  });
+
+  it('reads scp given as a space-separated string', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(await sign(rsa, claims({ scp: 'x y' })));
+    expect(principal.scopes).toEqual(['x', 'y']);
+  });
+
+  it('takes the client id from client_id and marks a token whose subject is the client as a client principal', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(
+      await sign(rsa, claims({ sub: 'svc-client', client_id: 'svc-client' })),
+    );
+    expect(principal.clientId).toBe('svc-client');
+    expect(principal.kind).toBe('client');
+  });
+
+  it('marks a token whose subject equals azp as a client principal', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(await sign(rsa, claims({ sub: 'machine', azp: 'machine' })));
+    expect(principal).toMatchObject({ kind: 'client', clientId: 'machine' });
+  });
+
+  it('answers no tenant, roles, scopes or client when the token has none', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const payload = claims();
+    delete payload.tenant_id;
+    const { principal } = await auth.authenticate(await sign(rsa, payload));
+    expect(principal).toMatchObject({ kind: 'user', tenantId: null, roles: [], scopes: [], clientId: null });
+  });
+
+  it('accepts a token expired by less than the clock tolerance', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const { principal } = await auth.authenticate(await sign(rsa, claims({ exp: nowSeconds() - 10 })));
+    expect(principal.id).toBe('user-1');
+  });
+
+  it('fetches the key set once and serves later tokens from the cache', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri);
+      await auth.authenticate(await sign(rsa, claims()));
+      await auth.authenticate(await sign(rsa, claims({ sub: 'user-3' })));
+      expect(server.requests).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('is not configured without trusted issuers', () => {
+    expect(
+      new JwtAuthenticator({
+        issuers: [],
+        tenantClaim: 't',
+        rolesClaim: 'r',
+        clockToleranceSeconds: 0,
+        jwksCacheSeconds: 1,
+        jwksCooldownSeconds: 0,
+      }).configured,
+    ).toBe(false);
+  });
+});
+
+describe('JwtAuthenticator: rejected claims', () => {
+  it('refuses a token of an untrusted issuer without fetching any key set', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const before = jwks.requests;
+    await expectInvalidToken(auth.authenticate(await sign(rsa, claims({ iss: 'https://evil.test' }))));
+    expect(jwks.requests).toBe(before);
+  });
+
+  it('refuses a token for another audience', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    await expectInvalidToken(auth.authenticate(await sign(rsa, claims({ aud: 'someone-else' }))));
+  });
+
+  it('refuses a token expired beyond the clock tolerance', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const error = await expectInvalidToken(auth.authenticate(await sign(rsa, claims({ exp: nowSeconds() - 120 }))));
+    expect(error.message).toMatch(/expired/);
+  });
+
+  it('refuses a token without exp', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const payload = claims();
+    delete payload.exp;
+    await expectInvalidToken(auth.authenticate(await sign(rsa, payload)));
+  });
+
+  it('refuses a token without sub', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const payload = claims();
+    delete payload.sub;
+    await expectInvalidToken(auth.authenticate(await sign(rsa, payload)));
+  });
+
+  it('refuses a token not yet valid beyond the clock tolerance', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    await expectInvalidToken(auth.authenticate(await sign(rsa, claims({ nbf: nowSeconds() + 600 }))));
+  });
+
+  it('refuses a malformed token without fetching any key set', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const before = jwks.requests;
+    await expectInvalidToken(auth.authenticate('not-a-jwt'));
+    await expectInvalidToken(auth.authenticate('a.b.c'));
+    expect(jwks.requests).toBe(before);
+  });
+
+  it('refuses a token whose signature was altered', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const token = await sign(rsa, claims());
+    const [h, , s] = token.split('.');
+    const tampered = `${h}.${b64url(claims({ roles: ['platform-admin'] }))}.${s}`;
+    await expectInvalidToken(auth.authenticate(tampered));
+  });
+});
+
+describe('JwtAuthenticator: forged tokens', () => {
+  it('refuses alg none with no key set fetch', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const before = jwks.requests;
+    const token = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`;
+    await expectInvalidToken(auth.authenticate(token));
+    const withKid = `${b64url({ alg: 'none', kid: rsa.kid })}.${b64url(claims())}.`;
+    await expectInvalidToken(auth.authenticate(withKid));
+    expect(jwks.requests).toBe(before);
+  });
+
+  it('refuses HS256 signed with the RSA public key (PEM and JWK bytes) with no key set fetch', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const before = jwks.requests;
+    const pem = await exportSPKI(rsa.publicKey);
+    for (const secret of [pem, JSON.stringify(rsa.jwk)]) {
+      const token = await new SignJWT(claims())
+        .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
+        .sign(new TextEncoder().encode(secret));
+      await expectInvalidToken(auth.authenticate(token));
+    }
+    expect(jwks.requests).toBe(before);
+  });
+
+  it('refuses an algorithm that is asymmetric but not configured for the issuer, with no key set fetch', async () => {
+    const auth = authenticator(jwks.jwksUri, {
+      issuers: [{ issuer: ISSUER, jwksUri: jwks.jwksUri, audience: AUDIENCE, algorithms: ['ES256'] }],
+    });
+    const before = jwks.requests;
+    await expectInvalidToken(auth.authenticate(await sign(rsa, claims())));
+    expect(jwks.requests).toBe(before);
+  });
+
+  it.each([['../../etc/passwd'], ["' OR 1=1 --"], ['']])('refuses the kid %j with no key set fetch', async (kid) => {
+    const auth = authenticator(jwks.jwksUri);
+    const before = jwks.requests;
+    await expectInvalidToken(auth.authenticate(await sign(rsa, claims(), { kid })));
+    expect(jwks.requests).toBe(before);
+  });
+
+  it('never contacts a jku or x5u server named by the token', async () => {
+    const elsewhere = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: [attacker.jwk] }));
+    });
+    try {
+      const auth = authenticator(jwks.jwksUri);
+      const forged = await sign(attacker, claims({ roles: ['platform-admin'] }), {
+        kid: rsa.kid,
+        jku: `${elsewhere.url}/jwks`,
+        x5u: `${elsewhere.url}/cert.pem`,
+      });
+      await expectInvalidToken(auth.authenticate(forged));
+      const onlyJku = await sign(attacker, claims(), { kid: rsa.kid, jku: `${elsewhere.url}/jwks` });
+      await expectInvalidToken(auth.authenticate(onlyJku));
+      expect(elsewhere.requests).toBe(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('ignores a public key embedded in the header (jwk)', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const forged = await sign(attacker, claims(), {
+      kid: rsa.kid,
+      jwk: { kty: attacker.jwk.kty, n: attacker.jwk.n, e: attacker.jwk.e },
+    });
+    await expectInvalidToken(auth.authenticate(forged));
+  });
+
+  it('refetches the key set at most once within the cooldown for an unknown kid', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri);
+      await auth.authenticate(await sign(rsa, claims()));
+      const afterWarmUp = server.requests;
+      expect(afterWarmUp).toBe(1);
+      const stranger = await signingKey('RS256', 'fresh-kid-1');
+      await expectInvalidToken(auth.authenticate(await sign(stranger, claims())));
+      const afterFirst = server.requests;
+      expect(afterFirst - afterWarmUp).toBeLessThanOrEqual(1);
+      const other = await signingKey('RS256', 'fresh-kid-2');
+      await expectInvalidToken(auth.authenticate(await sign(other, claims())));
+      await expectInvalidToken(auth.authenticate(await sign(stranger, claims())));
+      expect(server.requests).toBe(afterFirst);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('fetches at most once for unknown kids on a cold cache', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri);
+      const stranger = await signingKey('ES256', 'fresh-kid-3');
+      await expectInvalidToken(auth.authenticate(await sign(stranger, claims())));
+      expect(server.requests).toBe(1);
+      await expectInvalidToken(auth.authenticate(await sign(stranger, claims())));
+      expect(server.requests).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('JwtAuthenticator: key rotation', () => {
+  it('accepts a token signed with a key the issuer started serving after the cache was filled', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri, { jwksCooldownSeconds: 0 });
+      await auth.authenticate(await sign(rsa, claims()));
+      expect(server.requests).toBe(1);
+      const next = await signingKey('RS256', 'rsa-2');
+      server.keys = [next.jwk];
+      const { principal } = await auth.authenticate(await sign(next, claims({ sub: 'after-rotation' })));
+      expect(principal.id).toBe('after-rotation');
+      expect(server.requests).toBe(2);
+      // The retired key is gone from the refreshed set: its tokens are refused.
+      await expectInvalidToken(auth.authenticate(await sign(rsa, claims())));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('JwtAuthenticator: key set unavailable', () => {
+  it('answers service_unavailable when nothing listens at the key set URI', async () => {
+    const gone = await startServer((_req, res) => res.end());
+    const uri = `${gone.url}/jwks`;
+    await gone.close();
+    const auth = authenticator(uri);
+    await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+  });
+
+  it('answers service_unavailable when the key set server answers 500', async () => {
+    const failing = await startServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error');
+    });
+    try {
+      const auth = authenticator(`${failing.url}/jwks`);
+      await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+      expect(failing.requests).toBe(1);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('answers service_unavailable when the key set server answers something that is not JSON', async () => {
+    const broken = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>maintenance</html>');
+    });
+    try {
+      const auth = authenticator(`${broken.url}/jwks`);
+      await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('answers service_unavailable when the key set server answers JSON that is not a key set', async () => {
+    const broken = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: 'maintenance' }));
+    });
+    try {
+      const auth = authenticator(`${broken.url}/jwks`);
+      await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it('answers service_unavailable when the key set server does not answer in time', async () => {
+    const hanging = await startServer(() => undefined);
+    try {
+      const auth = authenticator(`${hanging.url}/jwks`);
+      await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+      expect(hanging.requests).toBe(1);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('answers service_unavailable when the key set server goes down after the cache expired', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    const auth = authenticator(server.jwksUri, { jwksCacheSeconds: 0, jwksCooldownSeconds: 0 });
+    const { principal } = await auth.authenticate(await sign(rsa, claims()));
+    expect(principal.id).toBe('user-1');
+    await server.close();
+    await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+  });
+});

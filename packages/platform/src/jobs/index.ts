@@ -1,0 +1,2 @@
+export * from './scheduler.js';
+export * from './database-scheduler.js';

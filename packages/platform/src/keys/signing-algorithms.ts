@@ -1,0 +1,82 @@
+import {
+  constants,
+  generateKeyPair,
+  sign as cryptoSign,
+  type KeyObject,
+  type SignKeyObjectInput,
+  type SignPrivateKeyInput,
+} from 'node:crypto';
+import { AppError } from '../errors/app-error.js';
+import type { SigningAlgorithm } from './key-manager.js';
+
+/** Per-algorithm settings of the signing keys (RFC 7518 §3, RFC 8037 §3.1). */
+export const SIGNING_ALGORITHMS: readonly SigningAlgorithm[] = ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA'];
+
+export interface SigningParameters {
+  digest: string | null;
+  signingKey: SignKeyObjectInput | SignPrivateKeyInput;
+}
+
+export function generateSigningKeyPair(
+  algorithm: SigningAlgorithm,
+): Promise<{ publicKey: KeyObject; privateKey: KeyObject }> {
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, publicKey: KeyObject, privateKey: KeyObject) =>
+      error ? reject(error) : resolve({ publicKey, privateKey });
+    switch (algorithm) {
+      case 'RS256':
+      case 'PS256':
+        // RFC 7518 §3.3 and §3.5: 2048 bits or more.
+        return generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 }, done);
+      case 'ES256':
+        return generateKeyPair('ec', { namedCurve: 'P-256' }, done);
+      case 'ES384':
+        return generateKeyPair('ec', { namedCurve: 'P-384' }, done);
+      case 'EdDSA':
+        return generateKeyPair('ed25519', {}, done);
+    }
+  });
+}
+
+export function signingParameters(algorithm: SigningAlgorithm, key: KeyObject): SigningParameters {
+  switch (algorithm) {
+    case 'RS256':
+      return { digest: 'sha256', signingKey: { key } };
+    case 'PS256':
+      // RFC 7518 §3.5: MGF1 with SHA-256 and a salt as long as the hash output.
+      return { digest: 'sha256', signingKey: { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } };
+    case 'ES256':
+      // RFC 7518 §3.4: JWS carries R || S (IEEE P1363), not DER.
+      return { digest: 'sha256', signingKey: { key, dsaEncoding: 'ieee-p1363' } };
+    case 'ES384':
+      return { digest: 'sha384', signingKey: { key, dsaEncoding: 'ieee-p1363' } };
+    case 'EdDSA':
+      // Ed25519 hashes internally (RFC 8032); node:crypto takes no digest for it.
+      return { digest: null, signingKey: { key } };
+  }
+}
+
+/** The callback form runs on the libuv thread pool: RSA signing does not block the event loop. */
+export function signAsync(
+  digest: string | null,
+  data: Uint8Array,
+  key: SignKeyObjectInput | SignPrivateKeyInput,
+): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    cryptoSign(digest, data, key, (error, signature) => (error ? reject(error) : resolve(signature)));
+  });
+}
+
+export function assertAlgorithm(algorithm: string): asserts algorithm is SigningAlgorithm {
+  if (!(SIGNING_ALGORITHMS as readonly string[]).includes(algorithm)) {
+    throw new AppError('invalid_request', `Unsupported signing algorithm; one of ${SIGNING_ALGORITHMS.join(', ')}.`, {
+      field: 'algorithm',
+    });
+  }
+}
+
+export function parseAlgorithm(algorithm: string): SigningAlgorithm {
+  if (!(SIGNING_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw new Error(`stored key has an unsupported algorithm ${algorithm}`);
+  return algorithm as SigningAlgorithm;
+}

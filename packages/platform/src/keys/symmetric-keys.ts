@@ -1,0 +1,413 @@
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import type { Database, Sql } from '../db/database.js';
+import { AppError } from '../errors/app-error.js';
+import type { Clock } from '../observability/clock.js';
+import { gcmDecrypt, gcmDecryptPacked, gcmEncrypt, gcmEncryptPacked } from './aes-gcm.js';
+import { dataKeyAad, DATA_KEY_BYTES, decodeEnvelope, encodeEnvelope, undecryptable } from './envelope.js';
+import { assertAlias, sealedKeyUnusable, toIso, unknownAlias } from './key-errors.js';
+import type {
+  DecryptedData,
+  EncryptedData,
+  Mac,
+  SymmetricAlgorithm,
+  SymmetricCallOptions,
+  SymmetricKeyInfo,
+  SymmetricKeyState,
+} from './key-manager.js';
+import { openSealed, sealSecret, symmetricKeyAad } from './sealing.js';
+
+export const SYMMETRIC_ALGORITHMS: readonly SymmetricAlgorithm[] = ['HS256', 'A256GCM'];
+
+/** Both algorithms take 256-bit keys: HS256 a key as long as its hash (RFC 7518 §3.2), A256GCM by definition. */
+const SECRET_BYTES = 32;
+
+interface SymmetricRow {
+  alias: string;
+  version: number;
+  kid: string;
+  algorithm: string;
+  exportable: boolean;
+  encrypted_secret: string;
+  state: SymmetricKeyState;
+  created_at: Date | string;
+  activated_at: Date | string | null;
+  retired_at: Date | string | null;
+  /** The row was written by the reading transaction itself, which has not committed yet. */
+  own: boolean;
+}
+
+/** An opened version: the secret as a KeyObject, so it stays out of accidental serialisation and logs. */
+interface OpenedKey {
+  info: SymmetricKeyInfo;
+  secret: KeyObject;
+}
+
+const COLUMNS = `alias, version, kid, algorithm, exportable, encrypted_secret, state, created_at, activated_at, retired_at,
+  COALESCE(xmin = xid(pg_current_xact_id_if_assigned()), false) AS own`;
+
+export interface SymmetricKeysOptions {
+  db: Database;
+  masterKey: KeyObject;
+  clock: Clock;
+  /** How long a cached active version is trusted before the database is asked again (a rotation elsewhere). */
+  recheckMs: number;
+}
+
+/**
+ * The symmetric half of the software provider (kms_symmetric_keys). Versions are immutable, so an opened version
+ * is cached for good by kid and by (alias, version); only "which version is active" is re-read, at most every
+ * recheck interval, as for signing keys. A MAC or an envelope operation on a warm cache touches no database.
+ */
+export class SymmetricKeys {
+  private readonly byKid = new Map<string, OpenedKey>();
+  private readonly kidByVersion = new Map<string, string>();
+  private readonly active = new Map<string, { kid: string; checkedAt: number }>();
+
+  constructor(private readonly options: SymmetricKeysOptions) {}
+
+  async ensure(
+    alias: string,
+    algorithm: SymmetricAlgorithm,
+    options: SymmetricCallOptions & { exportable?: boolean } = {},
+  ): Promise<SymmetricKeyInfo> {
+    assertAlias(alias);
+    assertSymmetricAlgorithm(algorithm);
+    if (options.exportable && algorithm !== 'HS256')
+      throw new AppError('invalid_request', 'Only an HS256 key can be exportable.', { field: 'exportable' });
+    let row = await this.findActive(alias, options.sql);
+    if (!row) {
+      // ON CONFLICT DO NOTHING and a re-read: when transactions race, each ends with the one that committed first.
+      await this.within(options.sql, async (sql) => {
+        const next = await sql.query<{ version: number }>(
+          `SELECT COALESCE(MAX(version), 0) + 1 AS version FROM kms_symmetric_keys WHERE alias = $1`,
+          [alias],
+        );
+        await this.insert(sql, alias, next.rows[0]!.version, algorithm, options.exportable ?? false, 'active', true);
+      });
+      row = await this.findActive(alias, options.sql);
+      if (!row) throw unknownAlias(alias);
+    }
+    if (row.algorithm !== algorithm)
+      throw new AppError('conflict', `The key "${alias}" exists with algorithm ${row.algorithm}, not ${algorithm}.`);
+    if (options.exportable !== undefined && row.exportable !== options.exportable)
+      throw new AppError('conflict', `The key "${alias}" exists with another exportability.`);
+    return toInfo(row);
+  }
+
+  async hmac(alias: string, data: Uint8Array, options: SymmetricCallOptions = {}): Promise<Mac> {
+    return mac(await this.activeKey(alias, options.sql), data);
+  }
+
+  async hmacWithVersion(alias: string, version: number, data: Uint8Array, options: SymmetricCallOptions = {}): Promise<Mac> {
+    assertVersion(version);
+    return mac(await this.versionKey(alias, version, options.sql), data);
+  }
+
+  async encrypt(
+    alias: string,
+    plaintext: Uint8Array,
+    aad: Uint8Array,
+    options: SymmetricCallOptions & { version?: number } = {},
+  ): Promise<EncryptedData> {
+    const kek = await this.targetKey(alias, options.version, options.sql);
+    requireAlgorithm(kek, 'A256GCM');
+    const dataKey = randomBytes(DATA_KEY_BYTES);
+    try {
+      const data = gcmEncrypt(createSecretKey(dataKey), plaintext, aad);
+      const wrappedKey = gcmEncryptPacked(kek.secret, dataKey, dataKeyAad(kek.info.kid));
+      return envelopeOf(kek, encodeEnvelope({ kid: kek.info.kid, wrappedKey, ...data }));
+    } finally {
+      dataKey.fill(0);
+    }
+  }
+
+  async decrypt(ciphertext: string, aad: Uint8Array, options: SymmetricCallOptions = {}): Promise<DecryptedData> {
+    const envelope = decodeEnvelope(ciphertext);
+    const kek = await this.kidKey(envelope.kid, options.sql);
+    const dataKey = unwrap(kek, envelope.wrappedKey);
+    try {
+      const plaintext = gcmDecrypt(createSecretKey(dataKey), envelope, aad);
+      return { alias: kek.info.alias, version: kek.info.version, kid: kek.info.kid, plaintext };
+    } catch (error) {
+      throw undecryptable(error);
+    } finally {
+      dataKey.fill(0);
+    }
+  }
+
+  async rewrap(ciphertext: string, options: SymmetricCallOptions & { version?: number } = {}): Promise<EncryptedData> {
+    const envelope = decodeEnvelope(ciphertext);
+    const source = await this.kidKey(envelope.kid, options.sql);
+    const target = await this.targetKey(source.info.alias, options.version, options.sql);
+    const dataKey = unwrap(source, envelope.wrappedKey);
+    try {
+      const wrappedKey = gcmEncryptPacked(target.secret, dataKey, dataKeyAad(target.info.kid));
+      return envelopeOf(target, encodeEnvelope({ ...envelope, kid: target.info.kid, wrappedKey }));
+    } finally {
+      dataKey.fill(0);
+    }
+  }
+
+  addVersion(alias: string): Promise<SymmetricKeyInfo> {
+    return this.options.db.withPlatform(async (sql) => {
+      const latest = (await lockVersions(sql, alias)).at(-1)!;
+      await this.insert(sql, alias, latest.version + 1, parseAlgorithm(latest.algorithm), latest.exportable, 'pending', false);
+      return toInfo(await readVersion(sql, alias, latest.version + 1));
+    });
+  }
+
+  async activate(alias: string, version: number): Promise<SymmetricKeyInfo> {
+    assertVersion(version);
+    const info = await this.options.db.withPlatform(async (sql) => {
+      const target = findVersion(await lockVersions(sql, alias), alias, version);
+      if (target.state !== 'active') await this.switchActive(sql, alias, version);
+      return toInfo(await readVersion(sql, alias, version));
+    });
+    // Local changes take effect at once; other replicas follow within the recheck interval.
+    this.active.delete(alias);
+    return info;
+  }
+
+  retire(alias: string, version: number): Promise<SymmetricKeyInfo> {
+    assertVersion(version);
+    return this.options.db.withPlatform(async (sql) => {
+      const target = findVersion(await lockVersions(sql, alias), alias, version);
+      if (target.state === 'active')
+        throw new AppError('conflict', `Version ${version} of "${alias}" is active; activate another version first.`);
+      if (target.state === 'pending') {
+        await sql.query(
+          `UPDATE kms_symmetric_keys SET state = 'retired', retired_at = $3 WHERE alias = $1 AND version = $2`,
+          [alias, version, this.options.clock.now()],
+        );
+      }
+      return toInfo(await readVersion(sql, alias, version));
+    });
+  }
+
+  async rotate(alias: string): Promise<SymmetricKeyInfo> {
+    const info = await this.options.db.withPlatform(async (sql) => {
+      const latest = (await lockVersions(sql, alias)).at(-1)!;
+      const version = latest.version + 1;
+      await this.insert(sql, alias, version, parseAlgorithm(latest.algorithm), latest.exportable, 'pending', false);
+      await this.switchActive(sql, alias, version);
+      return toInfo(await readVersion(sql, alias, version));
+    });
+    this.active.delete(alias);
+    return info;
+  }
+
+  async list(alias: string): Promise<SymmetricKeyInfo[]> {
+    const rows = await this.options.db.withPlatform((sql) =>
+      sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version`, [alias]),
+    );
+    return rows.rows.map(toInfo);
+  }
+
+  async export(alias: string, version?: number): Promise<{ info: SymmetricKeyInfo; key: Uint8Array }> {
+    if (version !== undefined) assertVersion(version);
+    const row = await this.options.db.withPlatform(async (sql) =>
+      version === undefined ? (await this.findActive(alias, sql)) ?? null : readVersion(sql, alias, version),
+    );
+    if (!row) throw unknownAlias(alias);
+    if (!row.exportable) throw new AppError('policy_denied', `The key "${alias}" is not exportable.`);
+    return { info: toInfo(row), key: new Uint8Array(this.unseal(row)) };
+  }
+
+  private async activeKey(alias: string, sql: Sql | undefined): Promise<OpenedKey> {
+    const cached = this.active.get(alias);
+    const now = this.options.clock.now().getTime();
+    if (cached && now >= cached.checkedAt && now - cached.checkedAt < this.options.recheckMs) {
+      const key = this.byKid.get(cached.kid);
+      if (key) return key;
+    }
+    const row = await this.findActive(alias, sql);
+    if (!row) throw unknownAlias(alias);
+    const key = this.open(row);
+    if (!row.own) this.active.set(alias, { kid: row.kid, checkedAt: this.options.clock.now().getTime() });
+    return key;
+  }
+
+  private async versionKey(alias: string, version: number, sql: Sql | undefined): Promise<OpenedKey> {
+    const kid = this.kidByVersion.get(versionSlot(alias, version));
+    const cached = kid === undefined ? undefined : this.byKid.get(kid);
+    if (cached) return cached;
+    return this.open(await this.within(sql, (s) => readVersion(s, alias, version)));
+  }
+
+  private async kidKey(kid: string, sql: Sql | undefined): Promise<OpenedKey> {
+    const cached = this.byKid.get(kid);
+    if (cached) return cached;
+    const rows = await this.within(sql, (s) =>
+      s.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE kid = $1`, [kid]),
+    );
+    if (!rows.rows[0]) throw undecryptable();
+    return this.open(rows.rows[0]);
+  }
+
+  private targetKey(alias: string, version: number | undefined, sql: Sql | undefined): Promise<OpenedKey> {
+    if (version !== undefined) assertVersion(version);
+    return version === undefined ? this.activeKey(alias, sql) : this.versionKey(alias, version, sql);
+  }
+
+  private open(row: SymmetricRow): OpenedKey {
+    const cached = this.byKid.get(row.kid);
+    if (cached) return cached;
+    const secret = this.unseal(row);
+    const key = { info: toInfo(row), secret: createSecretKey(secret) };
+    secret.fill(0);
+    // A row this very transaction wrote may still roll back: use it, but never remember it.
+    if (!row.own) {
+      this.byKid.set(row.kid, key);
+      this.kidByVersion.set(versionSlot(row.alias, row.version), row.kid);
+    }
+    return key;
+  }
+
+  private unseal(row: SymmetricRow): Buffer {
+    try {
+      return openSealed(
+        this.options.masterKey,
+        row.encrypted_secret,
+        symmetricKeyAad(row.alias, row.version, row.kid, row.algorithm, row.exportable),
+      );
+    } catch (error) {
+      throw sealedKeyUnusable(row.alias, error);
+    }
+  }
+
+  private async findActive(alias: string, sql: Sql | undefined): Promise<SymmetricRow | undefined> {
+    const rows = await this.within(sql, (s) =>
+      s.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND state = 'active'`, [alias]),
+    );
+    return rows.rows[0];
+  }
+
+  /** Retires the active version (if any) before activating the target: one active version per alias at all times. */
+  private async switchActive(sql: Sql, alias: string, version: number): Promise<void> {
+    const now = this.options.clock.now();
+    await sql.query(
+      `UPDATE kms_symmetric_keys SET state = 'retired', retired_at = $2 WHERE alias = $1 AND state = 'active'`,
+      [alias, now],
+    );
+    await sql.query(
+      `UPDATE kms_symmetric_keys SET state = 'active', activated_at = $3, retired_at = NULL WHERE alias = $1 AND version = $2`,
+      [alias, version, now],
+    );
+  }
+
+  private async insert(
+    sql: Sql,
+    alias: string,
+    version: number,
+    algorithm: SymmetricAlgorithm,
+    exportable: boolean,
+    state: SymmetricKeyState,
+    ignoreConflict: boolean,
+  ): Promise<void> {
+    const kid = randomBytes(16).toString('base64url');
+    const secret = randomBytes(SECRET_BYTES);
+    let sealed: string;
+    try {
+      sealed = sealSecret(this.options.masterKey, secret, symmetricKeyAad(alias, version, kid, algorithm, exportable));
+    } finally {
+      secret.fill(0);
+    }
+    const now = this.options.clock.now();
+    await sql.query(
+      `INSERT INTO kms_symmetric_keys (alias, version, kid, algorithm, exportable, encrypted_secret, state, created_at, activated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ${ignoreConflict ? 'ON CONFLICT DO NOTHING' : ''}`,
+      [alias, version, kid, algorithm, exportable, sealed, state, now, state === 'active' ? now : null],
+    );
+  }
+
+  private within<T>(sql: Sql | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return sql ? fn(sql) : this.options.db.withPlatform(fn);
+  }
+}
+
+function mac(key: OpenedKey, data: Uint8Array): Mac {
+  requireAlgorithm(key, 'HS256');
+  return { kid: key.info.kid, version: key.info.version, mac: createHmac('sha256', key.secret).update(data).digest() };
+}
+
+function unwrap(kek: OpenedKey, wrappedKey: Buffer): Buffer {
+  requireAlgorithm(kek, 'A256GCM');
+  try {
+    return gcmDecryptPacked(kek.secret, wrappedKey, dataKeyAad(kek.info.kid));
+  } catch (error) {
+    throw undecryptable(error);
+  }
+}
+
+const envelopeOf = (kek: OpenedKey, ciphertext: string): EncryptedData => ({
+  kid: kek.info.kid,
+  version: kek.info.version,
+  ciphertext,
+});
+
+const versionSlot = (alias: string, version: number) => `${alias}\u0000${version}`;
+
+async function lockVersions(sql: Sql, alias: string): Promise<SymmetricRow[]> {
+  const rows = await sql.query<SymmetricRow>(
+    `SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version FOR UPDATE`,
+    [alias],
+  );
+  if (rows.rows.length === 0) throw unknownAlias(alias);
+  return rows.rows;
+}
+
+async function readVersion(sql: Sql, alias: string, version: number): Promise<SymmetricRow> {
+  const rows = await sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND version = $2`, [
+    alias,
+    version,
+  ]);
+  if (!rows.rows[0]) throw unknownVersion(alias, version);
+  return rows.rows[0];
+}
+
+function findVersion(rows: SymmetricRow[], alias: string, version: number): SymmetricRow {
+  const row = rows.find((r) => r.version === version);
+  if (!row) throw unknownVersion(alias, version);
+  return row;
+}
+
+function requireAlgorithm(key: OpenedKey, algorithm: SymmetricAlgorithm): void {
+  if (key.info.algorithm !== algorithm)
+    throw new AppError('invalid_request', `The key "${key.info.alias}" is not an ${algorithm} key.`, { field: 'alias' });
+}
+
+function assertSymmetricAlgorithm(algorithm: string): asserts algorithm is SymmetricAlgorithm {
+  if (!(SYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw new AppError('invalid_request', `Unsupported symmetric algorithm; one of ${SYMMETRIC_ALGORITHMS.join(', ')}.`, {
+      field: 'algorithm',
+    });
+}
+
+function parseAlgorithm(algorithm: string): SymmetricAlgorithm {
+  if (!(SYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw new Error(`stored key has an unsupported algorithm ${algorithm}`);
+  return algorithm as SymmetricAlgorithm;
+}
+
+function assertVersion(version: number): void {
+  if (!Number.isInteger(version) || version < 1 || version > 2_147_483_647)
+    throw new AppError('invalid_request', 'A key version is a positive integer.', { field: 'version' });
+}
+
+const unknownVersion = (alias: string, version: number) =>
+  new AppError('not_found', `No version ${version} exists under the alias "${alias}".`);
+
+function toInfo(row: SymmetricRow): SymmetricKeyInfo {
+  return {
+    alias: row.alias,
+    version: row.version,
+    kid: row.kid,
+    algorithm: parseAlgorithm(row.algorithm),
+    state: row.state,
+    exportable: row.exportable,
+    createdAt: toIso(row.created_at),
+    activatedAt: row.activated_at === null ? null : toIso(row.activated_at),
+    retiredAt: row.retired_at === null ? null : toIso(row.retired_at),
+  };
+}

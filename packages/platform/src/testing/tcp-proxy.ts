@@ -1,0 +1,52 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback TCP proxy in front of a real service, which a test can cut and restore to simulate the service
+ * becoming unreachable (database outage) without stopping the shared server.
+ */
+export interface TcpProxy {
+  port: number;
+  /** Refuses new connections and drops the open ones. */
+  cut(): Promise<void>;
+  /** Accepts connections again on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let server: Server;
+  let port = 0;
+  const listen = async () => {
+    server = createServer((client) => {
+      const upstream = connect(targetPort, targetHost);
+      sockets.add(client).add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  };
+  const stop = async () => {
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    cut: stop,
+    restore: listen,
+    close: stop,
+  };
+}

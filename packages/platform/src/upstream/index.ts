@@ -1,0 +1,1 @@
+export * from './upstream-oidc-client.js';
