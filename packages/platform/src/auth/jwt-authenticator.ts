@@ -5,7 +5,7 @@ import type { Principal } from './principal.js';
 export interface TrustedIssuer {
   issuer: string;
   jwksUri: string;
-  audience: string;
+  audience: string | string[];
   algorithms: string[];
 }
 

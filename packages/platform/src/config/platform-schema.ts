@@ -115,7 +115,8 @@ export const PlatformConfigSchema = Type.Object(
             {
               issuer: Type.String({ minLength: 1 }),
               jwksUri: Type.String({ minLength: 1 }),
-              audience: Type.String({ minLength: 1 }),
+              /** Accepted audiences: a token must name one of them. */
+              audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
               algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'PS256', 'EdDSA'] }),
             },
             { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -38,7 +38,8 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
   const log = logger.child({ role: options.role });
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One line per request is written by our onResponse hook (route template, never the raw URL).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimitBytes ?? config.server.bodyLimitBytes,
     trustProxy: config.server.trustProxy,
     genReqId: () => randomUUID(),

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MemoryDpopReplayStore } from '../src/index.js';
+import { RedisDpopReplayStore, verifyDpopProof } from '../src/index.js';
+import { signProof, testKey } from './support/proofs.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const START = new Date('2030-01-01T00:00:00.000Z');
+const later = (seconds: number) => new Date(START.getTime() + seconds * 1000);
+
+describe('RedisDpopReplayStore (real Redis)', () => {
+  let redis: Redis;
+  const keyPrefix = `tessera-test:dpop:${randomBytes(6).toString('hex')}:`;
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('answers true once per key and sets the expiry with PX', async () => {
+    const store = new RedisDpopReplayStore(redis, { keyPrefix, now: () => START });
+    expect(await store.rememberOnce('k1', later(66))).toBe(true);
+    expect(await store.rememberOnce('k1', later(66))).toBe(false);
+    const ttl = await redis.pttl(`${keyPrefix}k1`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(66_000);
+  });
+
+  it('forgets a key once Redis has expired it', async () => {
+    const store = new RedisDpopReplayStore(redis, { keyPrefix, now: () => START });
+    expect(await store.rememberOnce('k2', later(66))).toBe(true);
+    // What Redis does when the PX time has passed, done at once instead of waiting.
+    await redis.del(`${keyPrefix}k2`);
+    expect(await store.rememberOnce('k2', later(66))).toBe(true);
+  });
+
+  it('answers true to exactly one of many concurrent calls from separate connections', async () => {
+    const other = new Redis(REDIS_URL);
+    try {
+      const stores = [redis, other].map((client) => new RedisDpopReplayStore(client, { keyPrefix, now: () => START }));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => stores[i % 2]!.rememberOnce('race', later(66))),
+      );
+      expect(answers.filter(Boolean)).toHaveLength(1);
+    } finally {
+      await other.quit();
+    }
+  });
+
+  it('rejects a replayed proof across two verifier instances sharing Redis', async () => {
+    const key = await testKey();
+    const now = new Date();
+    const proof = await signProof(
+      key.privateKey,
+      { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk },
+      {
+        jti: randomBytes(12).toString('base64url'),
+        htm: 'GET',
+        htu: 'https://rs.example/x',
+        iat: Math.floor(now.getTime() / 1000),
+      },
+    );
+    const verify = (replayStore: RedisDpopReplayStore | MemoryDpopReplayStore) =>
+      verifyDpopProof({ dpopProof: proof, httpMethod: 'GET', httpUrl: 'https://rs.example/x', replayStore, now });
+    await expect(verify(new RedisDpopReplayStore(redis, { keyPrefix }))).resolves.toBeDefined();
+    await expect(verify(new RedisDpopReplayStore(redis, { keyPrefix }))).rejects.toMatchObject({
+      reason: 'replayed_jti',
+    });
+  });
+});
