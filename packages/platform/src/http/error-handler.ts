@@ -39,7 +39,7 @@ export function errorHandler(role: string, defaultFamily: ApiFamily, metrics: Me
     const appError = toAppError(error);
     const family = request.routeOptions.config?.family ?? defaultFamily;
     const log = request.state?.log ?? request.log;
-    if (appError.status >= 500) log.error({ err: isAppError(error) ? (error.cause ?? error) : error, code: appError.code }, 'request failed');
+    if (appError.status >= 500) log.error({ err: isAppError(error) ? (error.cause ?? error) : error, error_code: appError.code }, 'request failed');
     metrics.httpErrors.inc({ role, route: request.routeOptions.url ?? 'unmatched', code: appError.wireCode ?? appError.code });
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     reply.header('cache-control', 'no-store');

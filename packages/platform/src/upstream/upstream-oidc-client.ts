@@ -66,6 +66,9 @@ export class UpstreamOidcClient {
         })
         .then((c) => {
           c.timeout = this.settings.timeoutSeconds;
+          // Verify the ID token's signature against the provider's key set even when it comes straight from the
+          // token endpoint (openid-client 6 skips it there by default).
+          client.enableNonRepudiationChecks(c);
           return c;
         });
       this.configuration = pending;

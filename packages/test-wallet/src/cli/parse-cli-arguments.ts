@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { isCredentialFormat, type CredentialFormat } from '../common/credential-format.js';
+import { DEFAULT_WALLET_DATA_DIR, DEVELOPMENT_STATUS_PORT } from '../development/demo-constants.js';
+
+export type CliCommand =
+  | { kind: 'login'; link: string }
+  | { kind: 'issuer-info'; json: boolean }
+  | { kind: 'status'; change: 'revoke' | 'suspend' | 'reinstate' }
+  | { kind: 'help' };
+
+export interface CliArguments {
+  command: CliCommand;
+  user: number;
+  format: CredentialFormat | undefined;
+  dataDir: string;
+  statusPort: number;
+  trustAnchorFiles: string[];
+  lingerSeconds: number;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage:
+  npm run wallet -- '<openid4vp://...link>' [--user <1|2|3>] [--format dc+sd-jwt|jwt_vc_json]
+                   [--trust-anchor <ca.pem>]... [--linger <seconds>] [--data-dir <dir>] [--status-port <port>]
+  npm run wallet -- issuer-info [--json] [--data-dir <dir>]
+  npm run wallet -- revoke|suspend|reinstate [--user <n>] [--format <format>] [--data-dir <dir>]
+
+The first run creates a development issuer and a holder in ./data/test-wallet and issues the holder one
+credential of each format. While it answers a link it serves the status lists on 127.0.0.1:8500.`;
+
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new UsageError(`--${name} must be a non-negative integer`);
+  return parsed;
+}
+
+export function parseCliArguments(argv: string[]): CliArguments {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        user: { type: 'string' },
+        format: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'status-port': { type: 'string' },
+        'trust-anchor': { type: 'string', multiple: true },
+        linger: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [first, ...rest] = positionals;
+  if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(' ')} (quote the link)`);
+  let command: CliCommand;
+  if (values.help || first === undefined || first === 'help') command = { kind: 'help' };
+  else if (first === 'issuer-info') command = { kind: 'issuer-info', json: values.json ?? false };
+  else if (first === 'revoke' || first === 'suspend' || first === 'reinstate')
+    command = { kind: 'status', change: first };
+  else if (first.includes('://')) command = { kind: 'login', link: first };
+  else throw new UsageError(`unknown command '${first}'`);
+
+  if (values.format !== undefined && !isCredentialFormat(values.format))
+    throw new UsageError('--format must be dc+sd-jwt or jwt_vc_json');
+  return {
+    command,
+    user: integer('user', values.user, 1),
+    format: values.format as CredentialFormat | undefined,
+    dataDir: values['data-dir'] ?? DEFAULT_WALLET_DATA_DIR,
+    statusPort: integer('status-port', values['status-port'], DEVELOPMENT_STATUS_PORT),
+    trustAnchorFiles: values['trust-anchor'] ?? [],
+    lingerSeconds: integer('linger', values.linger, 0),
+  };
+}

@@ -1,0 +1,96 @@
+import { DcqlQuery, type DcqlCredential } from 'dcql';
+import type { HeldCredential } from './decode-held-credential.js';
+import { WalletError } from './wallet-error.js';
+
+/** A claims path pointer (OpenID4VP 1.0 §7): strings name object members, numbers array positions, null all elements. */
+export type ClaimPath = Array<string | number | null>;
+
+export interface CredentialSelection {
+  credentialQueryId: string;
+  credential: HeldCredential;
+  /** The paths of the claims to disclose; empty when the query asks for no claims (only mandatory ones are sent). */
+  claimPaths: ClaimPath[];
+}
+
+const VC_TYPE_IRI = 'https://www.w3.org/2018/credentials#VerifiableCredential';
+
+/**
+ * DCQL compares W3C `type_values` with the expanded type IRIs (OpenID4VP 1.0 Appendix B.1.1); without a JSON-LD
+ * processor the wallet offers the compact names and the one expansion every credential has.
+ */
+function typesForMatching(types: string[]): string[] {
+  return types.includes('VerifiableCredential') ? [...types, VC_TYPE_IRI] : types;
+}
+
+export function toDcqlCredential(credential: HeldCredential): DcqlCredential {
+  if (credential.format === 'dc+sd-jwt') {
+    return {
+      credential_format: 'dc+sd-jwt',
+      vct: credential.vct ?? '',
+      claims: credential.claims as never,
+      cryptographic_holder_binding: true,
+    };
+  }
+  return {
+    credential_format: 'jwt_vc_json',
+    type: typesForMatching(credential.types ?? []),
+    claims: credential.claims as never,
+    cryptographic_holder_binding: true,
+  };
+}
+
+/**
+ * Answers a DCQL query (OpenID4VP 1.0 §6) from the held credentials. With `credential_sets`, the first satisfiable
+ * option of every set is taken, required sets must be satisfiable (§6.2); without them, every credential query must
+ * be. For each credential query the first matching credential and the first satisfiable claim set are used, since
+ * the verifier lists claim sets in order of preference (§6.3).
+ */
+export function selectCredentials(query: DcqlQuery, held: HeldCredential[]): CredentialSelection[] {
+  const result = DcqlQuery.query(query, held.map(toDcqlCredential));
+  let queryIds: string[];
+  if (query.credential_sets) {
+    queryIds = [];
+    for (const [index, set] of (result.credential_sets ?? []).entries()) {
+      const option = set.matching_options?.[0];
+      if (option) queryIds.push(...option);
+      else if (set.required)
+        throw new WalletError('no_matching_credentials', `no held credential satisfies credential set ${index}`);
+    }
+  } else {
+    queryIds = query.credentials.map((credentialQuery) => credentialQuery.id);
+  }
+
+  return [...new Set(queryIds)].map((credentialQueryId) => {
+    const match = result.credential_matches[credentialQueryId];
+    const credentialQuery = query.credentials.find((candidate) => candidate.id === credentialQueryId);
+    if (!match?.success || !credentialQuery) {
+      throw new WalletError(
+        'no_matching_credentials',
+        `no held credential matches credential query '${credentialQueryId}'`,
+      );
+    }
+    const [chosen] = match.valid_credentials;
+    const claimSet = chosen.claims.valid_claim_sets[0];
+    const claims = (credentialQuery.claims ?? []) as Array<{ path: ClaimPath }>;
+    const claimPaths = (claimSet.valid_claim_indexes ?? []).map((index) => claims[index]!.path);
+    return { credentialQueryId, credential: held[chosen.input_credential_index]!, claimPaths };
+  });
+}
+
+/** The claims a credential query asks for: its first claim set when it has claim sets, else all its claims. */
+export function claimPathsOfQuery(credentialQuery: DcqlQuery['credentials'][number]): ClaimPath[] {
+  const claims = (credentialQuery.claims ?? []) as Array<{ id?: string; path: ClaimPath }>;
+  const firstSet = credentialQuery.claim_sets?.[0];
+  const chosen = firstSet ? claims.filter((claim) => claim.id !== undefined && firstSet.includes(claim.id)) : claims;
+  return chosen.map((claim) => claim.path);
+}
+
+/**
+ * The `useCredential` override: the given credential answers the first credential query of its format (or the first
+ * query), with that query's claims, whether or not DCQL would have accepted it.
+ */
+export function selectOverride(query: DcqlQuery, credential: HeldCredential): CredentialSelection[] {
+  const credentialQuery =
+    query.credentials.find((candidate) => candidate.format === credential.format) ?? query.credentials[0];
+  return [{ credentialQueryId: credentialQuery.id, credential, claimPaths: claimPathsOfQuery(credentialQuery) }];
+}
