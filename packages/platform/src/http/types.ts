@@ -21,7 +21,10 @@ export interface RequestState {
   trace: TraceIds;
   tenantId: string | null;
   principal: Principal | null;
-  log: Logger;
+  /** X-Tenant-Id as sent, for the logs only. */
+  claimedTenantId: string | undefined;
+  /** A logger with the request's context fields (made on first use). */
+  readonly log: Logger;
   startedAt: number;
 }
 

@@ -1,0 +1,106 @@
+import { parseArgs } from 'node:util';
+import type { RunOptions } from './types.js';
+
+export const DEFAULT_DURATION_SECONDS = 10;
+export const DEFAULT_WARMUP_SECONDS = 2;
+export const DEFAULT_CONNECTIONS = 50;
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --only <a,b,...>       run only these scenarios (their baselines are added)
+  --duration <seconds>   measured time per scenario (default ${DEFAULT_DURATION_SECONDS})
+  --warmup <seconds>     unmeasured time before each measurement (default ${DEFAULT_WARMUP_SECONDS})
+  --connections <n>      concurrent connections of every http scenario
+                         (default: the scenario's own, else ${DEFAULT_CONNECTIONS})
+  --json <path>          result file (default bench/results/<timestamp>.json);
+                         bench/results/latest.json is always written too
+  --cpu-prof <dir>       servers write a CPU profile of the load phase to <dir>;
+                         a summary (top packages and functions) is printed
+  --pin                  pin the server to core 1 and the load generator to core 0 (taskset)
+  --list                 list the scenarios and exit
+  --help                 this text`;
+
+export type Command = { kind: 'run'; options: RunOptions } | { kind: 'list' } | { kind: 'help' };
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function positive(
+  flag: string,
+  raw: string | undefined,
+  fallback: number,
+  { integer, allowZero }: { integer: boolean; allowZero: boolean },
+): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  const ok =
+    raw.trim() !== '' &&
+    Number.isFinite(value) &&
+    (allowZero ? value >= 0 : value > 0) &&
+    (!integer || Number.isInteger(value));
+  if (!ok)
+    throw new UsageError(
+      `${flag} must be a ${integer ? 'whole number' : 'number'} ${allowZero ? '>= 0' : '> 0'} (got "${raw}")`,
+    );
+  return value;
+}
+
+/** Parses the arguments after `npm run bench --`. Throws UsageError with a message fit for the terminal. */
+export function parseCli(argv: string[]): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        only: { type: 'string', multiple: true },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        json: { type: 'string' },
+        'cpu-prof': { type: 'string' },
+        pin: { type: 'boolean', default: false },
+        list: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: 'help' };
+  if (v.list) return { kind: 'list' };
+  const only = v.only
+    ? [
+        ...new Set(
+          v.only
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ]
+    : null;
+  if (only && only.length === 0) throw new UsageError('--only needs at least one scenario name');
+  if (v.json !== undefined && v.json.trim() === '') throw new UsageError('--json needs a path');
+  if (v['cpu-prof'] !== undefined && v['cpu-prof'].trim() === '') throw new UsageError('--cpu-prof needs a directory');
+  return {
+    kind: 'run',
+    options: {
+      durationSeconds: positive('--duration', v.duration, DEFAULT_DURATION_SECONDS, {
+        integer: false,
+        allowZero: false,
+      }),
+      warmupSeconds: positive('--warmup', v.warmup, DEFAULT_WARMUP_SECONDS, { integer: false, allowZero: true }),
+      connections:
+        v.connections === undefined
+          ? null
+          : positive('--connections', v.connections, DEFAULT_CONNECTIONS, { integer: true, allowZero: false }),
+      only,
+      jsonPath: v.json ?? null,
+      pin: v.pin ?? false,
+      cpuProfDir: v['cpu-prof'] ?? null,
+    },
+  };
+}

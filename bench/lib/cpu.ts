@@ -1,0 +1,50 @@
+import { performance } from 'node:perf_hooks';
+import { LatencyHistogram } from './histogram.js';
+import type { Measurement } from './types.js';
+
+/**
+ * Calls `fn` back to back on the main thread (one core) for `durationSeconds`, timing each call. A promise
+ * returned by `fn` is awaited before the next call; a synchronous `fn` is never awaited, so it pays no
+ * microtask per call.
+ */
+export async function runCpuLoop(fn: () => void | Promise<void>, durationSeconds: number): Promise<Measurement> {
+  const histogram = new LatencyHistogram();
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const deadline = started + durationSeconds * 1000;
+  let now = started;
+  while (now < deadline) {
+    const before = now;
+    const pending = fn();
+    if (pending !== undefined && typeof (pending as Promise<void>).then === 'function') await pending;
+    now = performance.now();
+    histogram.record(now - before);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const elapsedSeconds = (now - started) / 1000;
+  return {
+    durationSeconds: elapsedSeconds,
+    total: histogram.count,
+    perSecond: elapsedSeconds > 0 ? histogram.count / elapsedSeconds : 0,
+    latencyMs: {
+      p50: histogram.percentile(50),
+      p99: histogram.percentile(99),
+      mean: histogram.mean,
+      max: histogram.count ? histogram.max : 0,
+    },
+    cpuSeconds,
+    cpuUsPerOp: histogram.count > 0 ? (cpuSeconds / histogram.count) * 1e6 : null,
+    errors: 0,
+    non2xx: 0,
+  };
+}
+
+/** Warm-up (discarded, lets the JIT and any caches settle) then the measurement. */
+export async function measureCpu(
+  fn: () => void | Promise<void>,
+  options: { durationSeconds: number; warmupSeconds: number },
+): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds);
+  return runCpuLoop(fn, options.durationSeconds);
+}

@@ -1,0 +1,520 @@
+import { describe, expect, it } from 'vitest';
+import { parseCli, UsageError, DEFAULT_CONNECTIONS, DEFAULT_DURATION_SECONDS, DEFAULT_WARMUP_SECONDS } from './cli.js';
+import { planRun, validateRegistry } from './plan.js';
+import {
+  buildReport,
+  computeRatio,
+  evaluate,
+  formatAlerts,
+  formatTable,
+  measurementProblem,
+  timestampFileName,
+} from './report.js';
+import { LatencyHistogram } from './histogram.js';
+import { parseReadyLine, READY_PREFIX } from './server-child.js';
+import { childEnv } from './http.js';
+import { connectionsFor, runScenarios } from './harness.js';
+import { parseProcStatTicks } from './proc.js';
+import { formatProfile, packageOf, summarizeProfile } from './profile.js';
+import { scenarios as registry } from '../scenarios/index.js';
+import type { Measurement, RunOptions, Scenario, ScenarioResult } from './types.js';
+
+const noSetup = async () => ({ teardown: async () => {} });
+const http = (name: string, extra: Partial<Scenario> = {}): Scenario => ({
+  name,
+  description: name,
+  kind: 'http',
+  setup: noSetup,
+  ...extra,
+});
+const cpu = (name: string, extra: Partial<Scenario> = {}): Scenario => ({
+  name,
+  description: name,
+  kind: 'cpu',
+  setup: noSetup,
+  ...extra,
+});
+
+const measurement = (perSecond: number, p50: number, p99: number, extra: Partial<Measurement> = {}): Measurement => ({
+  durationSeconds: 10,
+  total: perSecond * 10,
+  perSecond,
+  latencyMs: { p50, p99, mean: p50, max: p99 * 2 },
+  cpuSeconds: 9,
+  cpuUsPerOp: 9e6 / (perSecond * 10),
+  errors: 0,
+  non2xx: 0,
+  ...extra,
+});
+
+const options: RunOptions = {
+  durationSeconds: 10,
+  warmupSeconds: 2,
+  connections: null,
+  only: null,
+  jsonPath: null,
+  pin: false,
+  cpuProfDir: null,
+};
+
+describe('parseCli', () => {
+  it('defaults: every scenario, 10 s, 2 s warm-up, the scenarios’ own connection counts, the timestamped JSON file', () => {
+    expect(parseCli([])).toEqual({
+      kind: 'run',
+      options: {
+        durationSeconds: DEFAULT_DURATION_SECONDS,
+        warmupSeconds: DEFAULT_WARMUP_SECONDS,
+        connections: null,
+        only: null,
+        jsonPath: null,
+        pin: false,
+        cpuProfDir: null,
+      },
+    });
+    expect(DEFAULT_DURATION_SECONDS).toBe(10);
+    expect(DEFAULT_CONNECTIONS).toBe(50);
+  });
+
+  it('reads --only as a comma list (repeatable, trimmed, deduplicated) and the numeric flags', () => {
+    const command = parseCli([
+      '--only',
+      'platform-public-route, bare-route',
+      '--only=bare-route,rs256-sign',
+      '--duration',
+      '5',
+      '--connections=20',
+      '--json',
+      'out/x.json',
+      '--warmup',
+      '0',
+      '--pin',
+      '--cpu-prof',
+      '/tmp/p',
+    ]);
+    expect(command).toEqual({
+      kind: 'run',
+      options: {
+        durationSeconds: 5,
+        warmupSeconds: 0,
+        connections: 20,
+        only: ['platform-public-route', 'bare-route', 'rs256-sign'],
+        jsonPath: 'out/x.json',
+        pin: true,
+        cpuProfDir: '/tmp/p',
+      },
+    });
+  });
+
+  it('accepts a fractional duration', () => {
+    const command = parseCli(['--duration', '0.5']);
+    expect(command.kind === 'run' && command.options.durationSeconds).toBe(0.5);
+  });
+
+  it.each([
+    [['--duration', '0']],
+    [['--duration', 'ten']],
+    [['--duration', '']],
+    [['--connections', '2.5']],
+    [['--connections', '-1']],
+    [['--warmup', '-1']],
+    [['--only', ',']],
+    [['--json', ' ']],
+    [['--cpu-prof', '']],
+    [['--bogus']],
+    [['positional']],
+    [['--duration']],
+  ])('refuses %j with a usage error', (argv) => {
+    expect(() => parseCli(argv)).toThrow(UsageError);
+  });
+
+  it('knows --help and --list', () => {
+    expect(parseCli(['--help'])).toEqual({ kind: 'help' });
+    expect(parseCli(['-h'])).toEqual({ kind: 'help' });
+    expect(parseCli(['--list'])).toEqual({ kind: 'list' });
+  });
+});
+
+describe('planRun', () => {
+  const reg = [
+    http('b'),
+    http('a', { baseline: 'b', goal: { minRatio: 0.6, text: 'x' } }),
+    cpu('c'),
+    cpu('d', { baseline: 'c' }),
+    http('e', { baseline: 'c' }),
+  ];
+
+  it('runs everything in registry order when --only is absent', () => {
+    expect(planRun(reg, null).scenarios.map((s) => s.name)).toEqual(['b', 'a', 'c', 'd', 'e']);
+  });
+
+  it('adds the baselines of the selected scenarios and runs them first', () => {
+    const plan = planRun(reg, ['a', 'e']);
+    expect(plan.scenarios.map((s) => s.name)).toEqual(['b', 'a', 'c', 'e']);
+    expect(plan.addedBaselines.sort()).toEqual(['b', 'c']);
+  });
+
+  it('moves a baseline declared after its user before it', () => {
+    const plan = planRun([http('user', { baseline: 'base' }), http('base')], null);
+    expect(plan.scenarios.map((s) => s.name)).toEqual(['base', 'user']);
+  });
+
+  it('names unknown scenarios', () => {
+    expect(() => planRun(reg, ['a', 'nope'])).toThrow(/unknown scenario: nope/);
+  });
+
+  it('refuses a broken registry', () => {
+    expect(() => validateRegistry([http('x'), http('x')])).toThrow(/two scenarios/);
+    expect(() => validateRegistry([http('x', { baseline: 'y' })])).toThrow(/unknown baseline/);
+    expect(() => validateRegistry([http('x', { baseline: 'y' }), http('y', { baseline: 'x' })])).toThrow(/cycle/);
+    expect(() => validateRegistry([http('x', { goal: { minRatio: 0.5, text: '' } })])).toThrow(/no baseline/);
+    expect(() => validateRegistry([http('Not Kebab')])).toThrow(/kebab/);
+  });
+
+  it('accepts the real registry, with the baselines later issues compare against', () => {
+    expect(() => validateRegistry(registry)).not.toThrow();
+    const byName = new Map(registry.map((s) => [s.name, s]));
+    expect(byName.get('bare-route')?.kind).toBe('http');
+    expect(byName.get('rs256-sign')?.kind).toBe('cpu');
+    expect(byName.get('platform-public-route')).toMatchObject({
+      kind: 'http',
+      baseline: 'bare-route',
+      goal: { minRatio: 0.6 },
+    });
+  });
+});
+
+describe('ratios and goals', () => {
+  it('throughput ratio is scenario over baseline; latency ratio is p99 over baseline p99', () => {
+    const r = computeRatio(measurement(6000, 2, 12), measurement(10000, 1, 8), true);
+    expect(r!.throughput).toBeCloseTo(0.6, 10);
+    expect(r!.p99).toBeCloseTo(1.5, 10);
+  });
+
+  it('per-core ratio is the baseline CPU per operation over the scenario’s, null without CPU figures', () => {
+    const scenario = measurement(3000, 2, 12, { cpuUsPerOp: 200 });
+    expect(computeRatio(scenario, measurement(10000, 1, 8, { cpuUsPerOp: 50 }), true)!.perCore).toBeCloseTo(0.25, 10);
+    expect(computeRatio(scenario, measurement(10000, 1, 8, { cpuUsPerOp: null }), true)!.perCore).toBeNull();
+  });
+
+  it('a per-core goal is judged on the per-core ratio (tokens per CPU second against signatures per CPU second)', () => {
+    const sign = evaluate(cpu('rs256-sign'), { measurement: measurement(4000, 0.25, 0.3, { cpuUsPerOp: 250 }) }, null);
+    const goal = { minRatio: 0.5, text: 'half the signing rate per core', basis: 'per-core' as const };
+    const tokens = http('token-exchange', { baseline: 'rs256-sign', goal });
+    const fast = evaluate(tokens, { measurement: measurement(1000, 5, 9, { cpuUsPerOp: 400 }) }, sign);
+    expect(fast).toMatchObject({ status: 'PASS', goal: { met: true } });
+    expect(fast.ratio!.throughput).toBeCloseTo(0.25, 10);
+    expect(fast.ratio!.perCore).toBeCloseTo(0.625, 10);
+    const slow = evaluate(tokens, { measurement: measurement(3000, 5, 9, { cpuUsPerOp: 600 }) }, sign);
+    expect(slow).toMatchObject({ status: 'MISS', goal: { met: false } });
+    expect(formatAlerts([slow])[0]).toMatch(/41\.7% of rs256-sign's per-core rate, goal >= 50\.0%/);
+    const blind = evaluate(tokens, { measurement: measurement(1000, 5, 9, { cpuUsPerOp: null }) }, sign);
+    expect(blind.status).toBe('ERROR');
+    expect(blind.error).toMatch(/no CPU figures/);
+  });
+
+  it('gives no latency ratio between kinds, and no ratio against an empty baseline', () => {
+    expect(computeRatio(measurement(500, 2, 4), measurement(2000, 0.4, 0.6), false)).toMatchObject({
+      throughput: 0.25,
+      p99: null,
+    });
+    expect(computeRatio(measurement(500, 2, 4), measurement(0, 0, 0), true)).toBeNull();
+  });
+
+  const base = evaluate(http('bare'), { measurement: measurement(10000, 1, 8) }, null);
+  const scenario = http('platform', { baseline: 'bare', goal: { minRatio: 0.6, text: 'keeps 60%' } });
+
+  it('a baseline without a goal has status NO GOAL', () => {
+    expect(base).toMatchObject({ status: 'NO GOAL', ratio: null, goal: null, error: null, unit: 'req/s' });
+  });
+
+  it('PASS at exactly the goal, MISS below it', () => {
+    expect(evaluate(scenario, { measurement: measurement(6000, 2, 9) }, base)).toMatchObject({
+      status: 'PASS',
+      goal: { met: true },
+    });
+    expect(evaluate(scenario, { measurement: measurement(5999, 2, 9) }, base)).toMatchObject({
+      status: 'MISS',
+      goal: { met: false },
+    });
+  });
+
+  it('ERROR when the scenario failed, when too many requests failed, or when the baseline has no figures', () => {
+    expect(evaluate(scenario, { error: 'server died' }, base)).toMatchObject({
+      status: 'ERROR',
+      error: 'server died',
+      measurement: null,
+    });
+    const failing = evaluate(scenario, { measurement: measurement(9000, 1, 2, { non2xx: 5000 }) }, base);
+    expect(failing.status).toBe('ERROR');
+    expect(failing.error).toMatch(/5000 non-2xx/);
+    const noBase = evaluate(
+      scenario,
+      { measurement: measurement(6000, 2, 9) },
+      evaluate(http('bare'), { error: 'x' }, null),
+    );
+    expect(noBase).toMatchObject({ status: 'ERROR', goal: { met: null } });
+    expect(noBase.error).toMatch(/baseline "bare"/);
+  });
+
+  it('tolerates a handful of failures (0.1%) in a long run', () => {
+    expect(measurementProblem(measurement(10000, 1, 2, { errors: 50 }))).toBeNull();
+    expect(measurementProblem(measurement(10000, 1, 2, { errors: 101 }))).toMatch(/101 connection errors/);
+    expect(measurementProblem(measurement(0, 0, 0))).toMatch(/no request/);
+  });
+
+  it('a cpu scenario compared with a cpu baseline', () => {
+    const raw = evaluate(cpu('es256-verify'), { measurement: measurement(20000, 0.05, 0.08) }, null);
+    const row = evaluate(
+      cpu('dpop', { baseline: 'es256-verify', goal: { minRatio: 0.5, text: '' } }),
+      { measurement: measurement(12000, 0.08, 0.1) },
+      raw,
+    );
+    expect(row).toMatchObject({ status: 'PASS', unit: 'ops/s' });
+    expect(row.ratio!.throughput).toBeCloseTo(0.6, 10);
+    expect(row.ratio!.p99).toBeCloseTo(1.25, 10);
+  });
+});
+
+describe('table and alerts', () => {
+  const base = evaluate(http('bare-route'), { measurement: measurement(20000.4, 1.234, 8.5) }, null);
+  const pass = evaluate(
+    http('platform-public-route', { baseline: 'bare-route', goal: { minRatio: 0.6, text: 'keeps 60%' } }),
+    { measurement: measurement(13000, 2, 12.75) },
+    base,
+  );
+  const miss = evaluate(
+    http('slow-route', { baseline: 'bare-route', goal: { minRatio: 0.6, text: 'keeps 60%' } }),
+    { measurement: measurement(10000, 3, 20) },
+    base,
+  );
+  const error = evaluate(cpu('broken'), { error: 'setup failed\nstack line' }, null);
+  const rows = [base, pass, miss, error];
+  const table = formatTable(rows);
+  const lines = table.split('\n');
+
+  it('has a header, a rule and one aligned row per scenario', () => {
+    expect(lines).toHaveLength(2 + rows.length);
+    expect(lines[0]).toMatch(
+      /^scenario\s+kind\s+throughput\s+p50 ms\s+p99 ms\s+cpu us\/op\s+baseline\s+ratio\s+per-core\s+p99 ratio\s+goal\s+result$/,
+    );
+    expect(lines[1]).toMatch(/^-+( +-+)+$/);
+    // Right-aligned numbers: the throughput column ends at the same offset on every row.
+    const end = lines[0]!.indexOf('throughput') + 'throughput'.length;
+    const width = lines[1]!.split('  ').slice(0, 3).join('  ').length;
+    expect(end).toBeLessThanOrEqual(width);
+    expect(
+      lines.slice(2).map((l) => l.slice(0, width).endsWith('/s') || l.slice(0, width).trimEnd().endsWith('-')),
+    ).toEqual([true, true, true, true]);
+  });
+
+  it('shows throughput with its unit, milliseconds, ratios, goal and result', () => {
+    expect(lines[2]).toContain('20,000 req/s');
+    expect(lines[2]).toContain('1.23');
+    expect(lines[2]).toContain('8.50');
+    expect(lines[3]).toMatch(
+      /platform-public-route .*13,000 req\/s +2\.00 +12\.8 +69\.2 +bare-route +65\.0% +65\.0% +1\.50x +>= 60\.0% +PASS$/,
+    );
+    expect(lines[4]).toMatch(/50\.0% +50\.0% +2\.35x +>= 60\.0% +MISS$/);
+    expect(lines[5]).toMatch(/^broken +cpu +- +- +- +- +- +- +- +- +- +ERROR$/);
+    expect(table).toMatch(/^[\x20-\x7e\n]*$/);
+  });
+
+  it('prints every MISS and ERROR loudly underneath', () => {
+    expect(formatAlerts(rows)).toEqual([
+      "!!! MISS  slow-route: 50.0% of bare-route's throughput, goal >= 60.0% (keeps 60%)",
+      '!!! ERROR broken: setup failed',
+    ]);
+    expect(formatAlerts([base, pass])).toEqual([]);
+  });
+});
+
+describe('result JSON', () => {
+  it('has a schema tag, the options, the environment and one entry per scenario', () => {
+    const base = evaluate(http('bare-route'), { measurement: measurement(20000, 1, 8, { connections: 50 }) }, null);
+    const row = evaluate(
+      http('p', { baseline: 'bare-route', goal: { minRatio: 0.6, text: 't' } }),
+      { measurement: measurement(15000, 1, 9, { connections: 50 }) },
+      base,
+    );
+    const report = buildReport(
+      { ...options, only: ['p'] },
+      new Date('2025-01-02T03:04:05.678Z'),
+      new Date('2025-01-02T03:05:00.000Z'),
+      [base, row],
+    );
+    const parsed = JSON.parse(JSON.stringify(report)) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      schema: 'tessera-bench/1',
+      startedAt: '2025-01-02T03:04:05.678Z',
+      finishedAt: '2025-01-02T03:05:00.000Z',
+      options: { durationSeconds: 10, warmupSeconds: 2, connections: null, only: ['p'], pin: false, cpuProfDir: null },
+      environment: { node: process.version, platform: process.platform, arch: process.arch },
+    });
+    const entries = parsed.scenarios as ScenarioResult[];
+    expect(entries.map((e) => Object.keys(e).sort())).toEqual([
+      ['baseline', 'description', 'error', 'goal', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
+      ['baseline', 'description', 'error', 'goal', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
+    ]);
+    expect(entries[1]).toMatchObject({
+      name: 'p',
+      kind: 'http',
+      unit: 'req/s',
+      baseline: 'bare-route',
+      measurement: {
+        perSecond: 15000,
+        total: 150000,
+        durationSeconds: 10,
+        latencyMs: { p50: 1, p99: 9 },
+        cpuSeconds: 9,
+        cpuUsPerOp: 60,
+        errors: 0,
+        non2xx: 0,
+        connections: 50,
+      },
+      ratio: { throughput: 0.75 },
+      goal: { minRatio: 0.6, text: 't', met: true },
+      status: 'PASS',
+      error: null,
+    });
+    expect(entries[1]!.ratio!.p99).toBeCloseTo(1.125, 10);
+  });
+
+  it('names the file after the start time, without characters file systems refuse', () => {
+    expect(timestampFileName(new Date('2025-01-02T03:04:05.678Z'))).toBe('2025-01-02T03-04-05-678Z.json');
+  });
+});
+
+describe('LatencyHistogram', () => {
+  it('percentiles within 1% of the exact value', () => {
+    const h = new LatencyHistogram();
+    for (let i = 1; i <= 1000; i++) h.record(i / 100); // 0.01 .. 10 ms
+    expect(h.count).toBe(1000);
+    expect(h.percentile(50)).toBeGreaterThanOrEqual(5);
+    expect(h.percentile(50)).toBeLessThanOrEqual(5 * 1.01);
+    expect(h.percentile(99)).toBeGreaterThanOrEqual(9.9);
+    expect(h.percentile(99)).toBeLessThanOrEqual(9.9 * 1.01);
+    expect(h.percentile(100)).toBe(10);
+    expect(h.mean).toBeCloseTo(5.005, 10);
+    expect(h.min).toBe(0.01);
+  });
+
+  it('never reports a percentile outside the recorded range, and 0 when empty', () => {
+    const h = new LatencyHistogram();
+    expect(h.percentile(99)).toBe(0);
+    h.record(3);
+    expect(h.percentile(1)).toBe(3);
+    expect(h.percentile(99)).toBe(3);
+    h.record(0); // below the 1 ns floor: counted in the lowest bucket
+    expect(h.percentile(1)).toBeLessThanOrEqual(1e-6);
+    expect(h.min).toBe(0);
+  });
+});
+
+describe('server child protocol', () => {
+  it('recognises the ready line only', () => {
+    expect(parseReadyLine(`${READY_PREFIX}http://127.0.0.1:43210`)).toBe('http://127.0.0.1:43210');
+    expect(parseReadyLine(`${READY_PREFIX}http://127.0.0.1:1 \r`)).toBe('http://127.0.0.1:1');
+    expect(parseReadyLine('{"level":"info","msg":"Server listening at http://127.0.0.1:1"}')).toBeNull();
+    expect(parseReadyLine(`${READY_PREFIX}not a url`)).toBeNull();
+  });
+
+  it('strips OpenTelemetry settings from the child environment and discards logs by default', () => {
+    const env = childEnv(
+      { PATH: '/bin', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector', OTEL_SERVICE_NAME: 'x' },
+      { BENCH_DATA_DIR: '/tmp/x' },
+    );
+    expect(env).toEqual({ PATH: '/bin', BENCH_LOG_FILE: '/dev/null', BENCH_DATA_DIR: '/tmp/x' });
+    expect(childEnv({ BENCH_LOG_FILE: '/tmp/log' }).BENCH_LOG_FILE).toBe('/tmp/log');
+  });
+
+  it('connections: --connections wins, then the scenario, then 50', () => {
+    expect(connectionsFor(http('a'), { connections: null })).toBe(50);
+    expect(connectionsFor(http('a', { connections: 10 }), { connections: null })).toBe(10);
+    expect(connectionsFor(http('a', { connections: 10 }), { connections: 200 })).toBe(200);
+  });
+});
+
+describe('parseProcStatTicks', () => {
+  it('reads utime + stime, whatever the process name holds', () => {
+    const rest = 'S 1 2 3 0 -1 4194560 1000 0 0 0 1234 56 0 0 20 0 11 0 100 0 0';
+    expect(parseProcStatTicks(`4242 (node) ${rest}`)).toBe(1290);
+    expect(parseProcStatTicks(`4242 (a) b (c)) ${rest}`)).toBe(1290);
+    expect(parseProcStatTicks('garbage')).toBeNull();
+  });
+});
+
+describe('runScenarios', () => {
+  it('sets up, measures and tears down each scenario; a failing one becomes an ERROR row and the run goes on', async () => {
+    const events: string[] = [];
+    const quick = (name: string, extra: Partial<Scenario> = {}): Scenario =>
+      cpu(name, {
+        async setup() {
+          events.push(`setup ${name}`);
+          return { fn: () => {}, teardown: async () => void events.push(`teardown ${name}`) };
+        },
+        ...extra,
+      });
+    const broken = cpu('broken', {
+      async setup() {
+        throw new Error('cannot start');
+      },
+    });
+    const noFn = cpu('no-fn', {
+      async setup() {
+        return { teardown: async () => void events.push('teardown no-fn') };
+      },
+    });
+    const lines: string[] = [];
+    const rows = await runScenarios(
+      [quick('base'), quick('user', { baseline: 'base', goal: { minRatio: 0.000001, text: 'any' } }), broken, noFn],
+      { ...options, durationSeconds: 0.02, warmupSeconds: 0 },
+      (l) => lines.push(l),
+    );
+    expect(events).toEqual(['setup base', 'teardown base', 'setup user', 'teardown user', 'teardown no-fn']);
+    expect(rows.map((r) => [r.name, r.status])).toEqual([
+      ['base', 'NO GOAL'],
+      ['user', 'PASS'],
+      ['broken', 'ERROR'],
+      ['no-fn', 'ERROR'],
+    ]);
+    expect(rows[2]!.error).toBe('cannot start');
+    expect(rows[3]!.error).toMatch(/must return fn/);
+    expect(rows[1]!.measurement!.total).toBeGreaterThan(0);
+    expect(rows[1]!.measurement!.cpuSeconds).not.toBeNull();
+    expect(lines[0]).toMatch(/^\[1\/4\] base: one core/);
+  });
+});
+
+describe('CPU profile summary', () => {
+  it('attributes frames to packages', () => {
+    expect(packageOf('file:///repo/node_modules/pino/lib/proto.js', 'write', '/repo/')).toBe('pino');
+    expect(packageOf('file:///repo/node_modules/@pinojs/redact/index.js', 'redact', '/repo/')).toBe('@pinojs/redact');
+    expect(packageOf('file:///repo/packages/platform/src/http/create-app.ts', 'x', '/repo/')).toBe(
+      'packages/platform/src/http/create-app.ts',
+    );
+    expect(packageOf('node:internal/streams/writable', 'end')).toBe('node:internal');
+    expect(packageOf('', 'writev')).toBe('(native)');
+    expect(packageOf('', '(garbage collector)')).toBe('(garbage collector)');
+  });
+
+  it('sums self and inclusive time per function and package, idle apart', () => {
+    const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 4] },
+        { id: 2, callFrame: frame('hook', 'file:///r/packages/platform/src/http/create-app.ts'), children: [3] },
+        { id: 3, callFrame: frame('redact', 'file:///r/node_modules/@pinojs/redact/index.js') },
+        { id: 4, callFrame: frame('(idle)') },
+      ],
+      samples: [2, 3, 3, 4],
+      timeDeltas: [1000, 2000, 1000, 5000],
+    };
+    const s = summarizeProfile(profile, '/r/');
+    expect(s.busyMs).toBe(4);
+    expect(s.idleMs).toBe(5);
+    const hook = s.functions.find((e) => e.name.startsWith('hook'))!;
+    expect(hook).toMatchObject({ self: 1, total: 4, selfShare: 0.25, totalShare: 1 });
+    expect(s.packages[0]).toMatchObject({ name: '@pinojs/redact', self: 3, total: 3 });
+    expect(formatProfile(s, 5)).toContain('75.0% self   75.0% total  @pinojs/redact');
+  });
+});

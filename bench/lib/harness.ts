@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { measureCpu } from './cpu.js';
+import { LOAD_CPU, measureHttp } from './http.js';
+import { evaluate } from './report.js';
+import { DEFAULT_CONNECTIONS } from './cli.js';
+import type { Measurement, RunOptions, Scenario, ScenarioResult, ScenarioSetup } from './types.js';
+
+export type Progress = (line: string) => void;
+
+/** The setup of the scenario being measured, so that an interrupted run can still stop its server. */
+let active: ScenarioSetup | null = null;
+
+/** Tears down the scenario in progress (Ctrl-C); resolves when done or when nothing runs. */
+export async function abortActive(): Promise<void> {
+  const setup = active;
+  active = null;
+  if (setup) await setup.teardown();
+}
+
+/** Connections of an http scenario: `--connections` when given, else the scenario's own, else the default. */
+export function connectionsFor(scenario: Scenario, options: Pick<RunOptions, 'connections'>): number {
+  return options.connections ?? scenario.connections ?? DEFAULT_CONNECTIONS;
+}
+
+/** `--pin`: the parent (load generator, CPU scenarios) stays on one core; server children take another. */
+export function pinParent(): void {
+  try {
+    execFileSync('taskset', ['-a', '-cp', String(LOAD_CPU), String(process.pid)], { stdio: 'ignore' });
+  } catch (error) {
+    throw new Error(`--pin needs taskset (util-linux) and at least two cores: ${(error as Error).message}`);
+  }
+}
+
+async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOptions): Promise<Measurement> {
+  if (scenario.kind === 'http') {
+    if (!setup.url) throw new Error('an http scenario must return a url from setup()');
+    return measureHttp({
+      url: setup.url,
+      ...(setup.requests ? { requests: setup.requests } : {}),
+      ...(setup.serverPid ? { serverPid: setup.serverPid } : {}),
+      connections: connectionsFor(scenario, options),
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+    });
+  }
+  if (!setup.fn) throw new Error('a cpu scenario must return fn from setup()');
+  return measureCpu(setup.fn, { durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds });
+}
+
+/**
+ * Runs the scenarios one after the other (baselines first, as planned): setup, warm-up, measurement, teardown.
+ * A scenario that fails becomes an ERROR row; the others still run.
+ */
+export async function runScenarios(
+  scenarios: Scenario[],
+  options: RunOptions,
+  progress: Progress,
+): Promise<ScenarioResult[]> {
+  const rows = new Map<string, ScenarioResult>();
+  for (const [i, scenario] of scenarios.entries()) {
+    const what = scenario.kind === 'http' ? `${connectionsFor(scenario, options)} connections, ` : 'one core, ';
+    progress(
+      `[${i + 1}/${scenarios.length}] ${scenario.name}: ${what}warm-up ${options.warmupSeconds} s, measuring ${options.durationSeconds} s`,
+    );
+    let outcome: { measurement: Measurement } | { error: string };
+    let setup: ScenarioSetup | null = null;
+    try {
+      setup = await scenario.setup({ pin: options.pin, cpuProfDir: options.cpuProfDir });
+      active = setup;
+      outcome = { measurement: await measure(scenario, setup, options) };
+    } catch (error) {
+      outcome = { error: (error as Error).message ?? String(error) };
+      progress(`    failed: ${(error as Error).stack ?? String(error)}`);
+    } finally {
+      if (setup && active === setup) {
+        active = null;
+        try {
+          await setup.teardown();
+        } catch (error) {
+          progress(`    teardown failed: ${(error as Error).message}`);
+        }
+      }
+    }
+    const baseline = scenario.baseline ? (rows.get(scenario.baseline) ?? null) : null;
+    rows.set(scenario.name, evaluate(scenario, outcome, baseline));
+  }
+  return [...rows.values()];
+}

@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { LatencyHistogram } from './histogram.js';
+import { parseReadyLine } from './server-child.js';
+import { processCpuSeconds } from './proc.js';
+import type { Measurement } from './types.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SERVERS_DIR = fileURLToPath(new URL('../servers/', import.meta.url));
+
+/** Core the server child is pinned to with `--pin`; the parent (load generator) takes core 0. */
+export const SERVER_CPU = 1;
+export const LOAD_CPU = 0;
+
+export interface ServerChild {
+  url: string;
+  pid: number;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface SpawnServerOptions {
+  /** Extra environment of the child (added to the parent's, minus OTEL_* so that tracing stays off). */
+  env?: Record<string, string>;
+  /** Pin the child to SERVER_CPU with taskset. */
+  pin?: boolean;
+  /** Directory for the child's CPU profile of the load phase (BENCH_CPU_PROF_DIR). */
+  cpuProfDir?: string | null;
+  readyTimeoutMs?: number;
+}
+
+/** The child's environment: the parent's without OpenTelemetry settings, logs discarded unless told otherwise. */
+export function childEnv(parent: NodeJS.ProcessEnv, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(parent)) if (!k.startsWith('OTEL_') && v !== undefined) env[k] = v;
+  return { BENCH_LOG_FILE: '/dev/null', ...env, ...extra };
+}
+
+/**
+ * Starts `bench/servers/<name>.ts` in a child process (`node --import tsx`) and resolves with the URL it announces
+ * on stdout. The child's stderr is kept (last 8 KiB) for the error message when it dies or never gets ready.
+ */
+export async function spawnServer(name: string, options: SpawnServerOptions = {}): Promise<ServerChild> {
+  const script = `${SERVERS_DIR}${name}.ts`;
+  const nodeArgs = ['--import', 'tsx', script];
+  const [command, args] = options.pin
+    ? ['taskset', ['-c', String(SERVER_CPU), process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
+  const child = spawn(command as string, args as string[], {
+    cwd: REPO_ROOT,
+    env: childEnv(process.env, {
+      ...options.env,
+      ...(options.cpuProfDir ? { BENCH_CPU_PROF_DIR: options.cpuProfDir } : {}),
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderrTail = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderrTail = (stderrTail + chunk).slice(-8192);
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const describeExit = ([code, signal]: [number | null, NodeJS.Signals | null]) =>
+    `server "${name}" exited (${signal ?? `code ${code}`}) before announcing its URL${stderrTail ? `:\n${stderrTail.trim()}` : ''}`;
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(
+        new Error(
+          `server "${name}" did not announce its URL within ${options.readyTimeoutMs ?? 60_000} ms${stderrTail ? `:\n${stderrTail.trim()}` : ''}`,
+        ),
+      );
+    }, options.readyTimeoutMs ?? 60_000);
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const found = parseReadyLine(line);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    exited.then((info) => {
+      clearTimeout(timer);
+      reject(new Error(describeExit(info)));
+    }, reject);
+  });
+
+  return {
+    url,
+    pid: child.pid!,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface HttpLoadOptions {
+  url: string;
+  requests?: autocannon.Request[];
+  connections: number;
+  durationSeconds: number;
+  /** The server's process, whose CPU time is read before and after the run. */
+  serverPid?: number;
+}
+
+/**
+ * One autocannon run. Latency comes from the per-response times (sub-millisecond; autocannon's own histogram
+ * rounds to whole milliseconds), of 2xx responses only, as autocannon counts them.
+ */
+export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement> {
+  const histogram = new LatencyHistogram();
+  const cpuBefore = options.serverPid ? processCpuSeconds(options.serverPid) : null;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        pipelining: 1,
+        timeout: 10,
+        ...(options.requests ? { requests: options.requests } : {}),
+      },
+      (error: unknown, res: autocannon.Result) =>
+        error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(res),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) histogram.record(responseTime);
+    });
+  });
+  const cpuAfter = options.serverPid ? processCpuSeconds(options.serverPid) : null;
+  const cpuSeconds = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  return {
+    durationSeconds: result.duration,
+    total,
+    perSecond: result.duration > 0 ? total / result.duration : 0,
+    latencyMs: {
+      p50: histogram.percentile(50),
+      p99: histogram.percentile(99),
+      mean: histogram.mean,
+      max: histogram.count ? histogram.max : 0,
+    },
+    cpuSeconds,
+    cpuUsPerOp: cpuSeconds !== null && total > 0 ? (cpuSeconds / total) * 1e6 : null,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    connections: options.connections,
+  };
+}
+
+/** Warm-up (discarded) then the measurement, against the same target. */
+export async function measureHttp(options: HttpLoadOptions & { warmupSeconds: number }): Promise<Measurement> {
+  if (options.warmupSeconds > 0) await runHttpLoad({ ...options, durationSeconds: options.warmupSeconds });
+  return runHttpLoad(options);
+}

@@ -1,0 +1,124 @@
+import type autocannon from 'autocannon';
+
+/** `http`: requests from the load generator against a server in a child process; `cpu`: a function in a loop. */
+export type ScenarioKind = 'http' | 'cpu';
+
+export interface ScenarioGoal {
+  /** The scenario passes when its throughput is at least this fraction of its baseline's, measured in the same run. */
+  minRatio: number;
+  /**
+   * Which ratio the goal is about: `throughput` (default; req/s or ops/s over the baseline's) or `per-core`
+   * (operations per CPU second over the baseline's, e.g. tokens per second per core against RS256 signatures
+   * per second on one core). Per-core needs CPU figures for both (http servers: Linux).
+   */
+  basis?: 'throughput' | 'per-core';
+  /** The goal as the issue states it, printed beside the result. */
+  text: string;
+}
+
+/** What a scenario's setup hands the harness: a target for `http`, a function for `cpu`, and how to clean up. */
+export interface ScenarioSetup {
+  /** Base URL of the server under test (`http`). */
+  url?: string;
+  /** The request sequence each connection repeats (`http`; default: one `GET /bench`). */
+  requests?: autocannon.Request[];
+  /** The server child (`http`): its CPU time during the measurement gives the CPU cost per request. */
+  serverPid?: number;
+  /** One operation (`cpu`); a returned promise is awaited before the next call. */
+  fn?: () => void | Promise<void>;
+  teardown(): Promise<void>;
+}
+
+export interface Scenario {
+  /** Unique, kebab-case; what `--only` and `baseline` refer to. */
+  name: string;
+  description: string;
+  kind: ScenarioKind;
+  /** Name of the scenario whose figures this one is compared with; it is measured in the same run. */
+  baseline?: string;
+  goal?: ScenarioGoal;
+  /** Concurrent connections (`http`); an explicit `--connections` wins, the default is 50. */
+  connections?: number;
+  setup(context: SetupContext): Promise<ScenarioSetup>;
+}
+
+/** What the harness tells a scenario's setup. */
+export interface SetupContext {
+  /** `--pin`: start server children with `spawnServer(name, { pin: true })`. */
+  pin: boolean;
+  /** `--cpu-prof <dir>`: give server children `BENCH_CPU_PROF_DIR` (spawnServer does it when told). */
+  cpuProfDir: string | null;
+}
+
+/** The raw figures of one measurement. Latencies in milliseconds (per request for `http`, per call for `cpu`). */
+export interface Measurement {
+  durationSeconds: number;
+  /** Completed requests (2xx and others) or calls. */
+  total: number;
+  /** total / durationSeconds. */
+  perSecond: number;
+  latencyMs: { p50: number; p99: number; mean: number; max: number };
+  /**
+   * CPU seconds spent during the measurement by the server child (`http`, Linux only, else null) or by this
+   * process (`cpu`). Steadier than throughput on a busy machine, and the base of per-core figures.
+   */
+  cpuSeconds: number | null;
+  /** cpuSeconds / total, in microseconds. */
+  cpuUsPerOp: number | null;
+  /** `http` only: connection errors and timeouts. */
+  errors: number;
+  /** `http` only: responses with a status outside 2xx. */
+  non2xx: number;
+  /** `http` only. */
+  connections?: number;
+}
+
+export type Status = 'PASS' | 'MISS' | 'NO GOAL' | 'ERROR';
+
+/** One row of the report and of the JSON file. */
+export interface ScenarioResult {
+  name: string;
+  description: string;
+  kind: ScenarioKind;
+  unit: 'req/s' | 'ops/s';
+  baseline: string | null;
+  measurement: Measurement | null;
+  /**
+   * Throughput ratio, per-core ratio (baseline CPU per operation / this one's; null without CPU figures) and p99
+   * ratio (p99 / baseline p99, only between scenarios of the same kind).
+   */
+  ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
+  goal: (ScenarioGoal & { met: boolean | null }) | null;
+  status: Status;
+  /** Why the scenario has no figures, or why its figures are not trusted. */
+  error: string | null;
+}
+
+export interface RunOptions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Set when `--connections` was given: it overrides the scenarios' own counts. */
+  connections: number | null;
+  only: string[] | null;
+  jsonPath: string | null;
+  /** Pin the server child and the parent to separate cores with `taskset` (Linux). */
+  pin: boolean;
+  /** `--cpu-prof <dir>`: server children write a V8 CPU profile of the load phase there. */
+  cpuProfDir: string | null;
+}
+
+export interface RunReport {
+  schema: 'tessera-bench/1';
+  startedAt: string;
+  finishedAt: string;
+  options: {
+    durationSeconds: number;
+    warmupSeconds: number;
+    connections: number | null;
+    only: string[] | null;
+    pin: boolean;
+    cpuProfDir: string | null;
+  };
+  environment: { node: string; platform: string; arch: string; cpus: number; cpuModel: string };
+  scenarios: ScenarioResult[];
+}
