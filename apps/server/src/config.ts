@@ -1,5 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { PlatformConfigSchema, loadConfig, PLATFORM_ENV, type LoadConfigOptions } from '@tessera/platform';
+import { TokenServiceConfigSchema } from '@tessera/token-service';
+import { IdentityConfigSchema, IDENTITY_ENV } from '@tessera/identity';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -8,6 +10,8 @@ import { PlatformConfigSchema, loadConfig, PLATFORM_ENV, type LoadConfigOptions 
 export const ServerConfigSchema = Type.Object(
   {
     ...PlatformConfigSchema.properties,
+    tokenService: TokenServiceConfigSchema,
+    identity: IdentityConfigSchema,
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */
@@ -22,5 +26,5 @@ export const ServerConfigSchema = Type.Object(
 export type ServerConfig = Static<typeof ServerConfigSchema>;
 
 export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig {
-  return loadConfig(ServerConfigSchema, { bindings: PLATFORM_ENV, ...options });
+  return loadConfig(ServerConfigSchema, { bindings: [...PLATFORM_ENV, ...IDENTITY_ENV], ...options });
 }

@@ -1,4 +1,6 @@
 import { platformMigrations, type Migration } from '@tessera/platform';
+import { identityMigrations } from '@tessera/identity';
+import { tokenServiceMigrations } from '@tessera/token-service';
 
 /** Every migration of the system, in order: the platform's, then each context's. */
-export const allMigrations: Migration[] = [...platformMigrations];
+export const allMigrations: Migration[] = [...platformMigrations, ...identityMigrations, ...tokenServiceMigrations];

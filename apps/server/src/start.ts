@@ -4,6 +4,8 @@ import type { ServerConfig } from './config.js';
 import { allMigrations } from './migrations.js';
 import { ROLES } from './roles/index.js';
 import { announceDevelopmentDefaults } from './announce.js';
+import { Contexts } from './contexts.js';
+import { applyDevelopmentProfile, startDevelopmentIdentityProvider, trustOwnTokenService } from './development.js';
 
 export interface RunningServer {
   platform: Platform;
@@ -27,17 +29,27 @@ export function serviceNameFor(roles: readonly RoleName[]): string {
 /** Starts the platform and every configured role in this process. */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const roles = [...new Set(config.roles)];
+  trustOwnTokenService(config);
+  const development = applyDevelopmentProfile(config);
   const platform = await createPlatform(config, {
     migrations: allMigrations,
     serviceName: config.telemetry.serviceName ?? serviceNameFor(roles),
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
+  platform.developmentDefaults.push(...development.announcements);
   const apps = new Map<string, { app: RoleApp; url: string }>();
+  const contexts = new Contexts(platform, config);
+  const closers: Array<() => Promise<void>> = [];
   try {
+    if (development.startIdentityProvider) {
+      const idp = await startDevelopmentIdentityProvider(config, options.ephemeralPorts ? 0 : config.server.ports.devIdp);
+      closers.push(() => idp.close());
+      platform.logger.info({ role: 'dev-idp', url: idp.issuer }, 'listening');
+    }
     for (const role of roles) {
       for (const listener of ROLES[role].listeners(config)) {
         const app = await createRoleApp(platform, { role: listener.name, ...listener.app });
-        await listener.register(app, platform);
+        await listener.register(app, platform, contexts);
         const url = await app.listen({ host: config.server.host, port: options.ephemeralPorts ? 0 : listener.port });
         apps.set(listener.name, { app, url });
         platform.logger.info({ role: listener.name, url }, 'listening');
@@ -47,6 +59,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     announceDevelopmentDefaults(platform, options.banner ?? false);
   } catch (error) {
     await Promise.allSettled([...apps.values()].map(({ app }) => app.close()));
+    await Promise.allSettled(closers.map((c) => c()));
     await platform.close();
     throw error;
   }
@@ -58,6 +71,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     close() {
       closing ??= (async () => {
         await Promise.allSettled([...apps.values()].map(({ app }) => app.close()));
+        await Promise.allSettled(closers.map((c) => c()));
         await platform.close();
       })();
       return closing;

@@ -1,5 +1,6 @@
 import type { Platform, RoleApp, RoleAppOptions, RoleName } from '@tessera/platform';
 import type { ServerConfig } from '../config.js';
+import type { Contexts } from '../contexts.js';
 
 /** One listening app of a role (the token role has two: internal and external). */
 export interface RoleListener {
@@ -7,7 +8,7 @@ export interface RoleListener {
   name: string;
   port: number;
   app: Omit<RoleAppOptions, 'role'>;
-  register(app: RoleApp, platform: Platform): Promise<void> | void;
+  register(app: RoleApp, platform: Platform, contexts: Contexts): Promise<void> | void;
 }
 
 export interface RoleDefinition {

@@ -1,4 +1,5 @@
 import { registerAuditRoutes } from '@tessera/platform';
+import { registerTokenServiceRoutes } from '@tessera/token-service';
 import type { RoleDefinition } from './role.js';
 
 /**
@@ -13,13 +14,16 @@ export const tokenRole: RoleDefinition = {
       name: 'token-internal',
       port: config.server.ports.tokenInternal,
       app: { title: 'Tessera token service (internal)', family: 'oauth' },
-      register: (app, platform) => registerAuditRoutes(app, platform),
+      register: async (app, platform, contexts) => {
+        registerAuditRoutes(app, platform);
+        await registerTokenServiceRoutes(app, await contexts.token());
+      },
     },
     {
       name: 'token-external',
       port: config.server.ports.tokenExternal,
       app: { title: 'Tessera token service (external)', family: 'oauth' },
-      register: () => undefined,
+      register: async (app, _platform, contexts) => registerTokenServiceRoutes(app, await contexts.token(), { internal: false }),
     },
   ],
 };

@@ -9,7 +9,10 @@ export interface Migration {
 
 export const sqlMigration = (id: string, file: URL): Migration => ({ id, sql: readFileSync(file, 'utf8') });
 
-export const platformMigrations: Migration[] = [sqlMigration('platform/0001_core', new URL('./migrations/0001_core.sql', import.meta.url))];
+export const platformMigrations: Migration[] = [
+  sqlMigration('platform/0001_core', new URL('./migrations/0001_core.sql', import.meta.url)),
+  sqlMigration('platform/0002_symmetric_keys', new URL('./migrations/0002_symmetric_keys.sql', import.meta.url)),
+];
 
 /** What the migration runner needs: a session as the login role (the owner of the schema). */
 export interface MigrationTarget {

@@ -9,7 +9,8 @@ class TxSql implements Sql {
   async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
     try {
       const res = await this.tx.query<R>(text, params as unknown[] | undefined);
-      return { rows: res.rows, rowCount: res.affectedRows ?? res.rows.length };
+      // As node-postgres: a statement that returns rows counts them; one that returns none counts what it changed.
+      return { rows: res.rows, rowCount: res.fields.length > 0 ? res.rows.length : (res.affectedRows ?? 0) };
     } catch (error) {
       throw mapDatabaseError(error);
     }

@@ -20,11 +20,13 @@ import {
   DEFAULT_RETAIN_SECONDS,
   SIGNING_ALGORITHMS,
   SoftwareKeyManager,
+  withSymmetricKeysMigration,
   type SoftwareKeyManagerOptions,
 } from './software-key-manager.js';
 
 const START = new Date('2030-01-01T00:00:00.000Z');
 const decoder = new TextDecoder();
+const migrations = withSymmetricKeysMigration(platformMigrations);
 
 /** How node:crypto verifies each JWS algorithm (RFC 7518 §3.3–3.5, RFC 8037 §3.1). */
 function verifier(algorithm: SigningAlgorithm, key: KeyObject) {
@@ -76,7 +78,7 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager (%s)', (kind) => {
   const masterKey = randomBytes(32);
 
   beforeAll(async () => {
-    t = await openTestDatabase(kind);
+    t = await openTestDatabase(kind, migrations);
   });
   afterAll(async () => {
     for (const replica of replicas) await replica.close();
@@ -96,7 +98,7 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager (%s)', (kind) => {
   /** The database as another replica sees it: on PostgreSQL a separate connection pool. */
   async function replicaDatabase(): Promise<Database> {
     if (kind === 'pglite') return t.db;
-    const db = await openDatabase({ url: t.url, migrations: platformMigrations, migrate: false, maxPoolSize: 3 });
+    const db = await openDatabase({ url: t.url, migrations, migrate: false, maxPoolSize: 3 });
     replicas.push(db);
     return db;
   }
@@ -375,5 +377,20 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager (%s)', (kind) => {
     expect(await kmsCount(metrics, 'sign', 'success')).toBe(2);
     expect(await kmsCount(metrics, 'sign', 'failure')).toBe(1);
     expect(await kmsCount(metrics, 'health', 'success')).toBe(1);
+  });
+
+  it('keeps signing and symmetric keys in separate namespaces under one master key', async () => {
+    const keys = manager();
+    const signing = await keys.create('shared-name', 'ES256');
+    const symmetric = await keys.ensureSymmetric('shared-name', 'HS256');
+    expect(symmetric.kid).not.toBe(signing.kid);
+    expect((await keys.sign('shared-name', new Uint8Array([1]))).kid).toBe(signing.kid);
+    expect((await keys.hmac('shared-name', new Uint8Array([1]))).kid).toBe(symmetric.kid);
+    // Listing, key sets and readiness concern signing keys only; a symmetric kid is no public key.
+    expect((await keys.list()).filter((k) => k.alias === 'shared-name').map((k) => k.kid)).toEqual([signing.kid]);
+    expect((await keys.publishedJwks('shared-name')).map((j) => j.kid)).toEqual([signing.kid]);
+    expect(await keys.publicJwkByKid(symmetric.kid)).toBeNull();
+    await expect(keys.health()).resolves.toBeUndefined();
+    await expect(keys.rotate('symmetric-only')).rejects.toMatchObject({ code: 'not_found' });
   });
 });

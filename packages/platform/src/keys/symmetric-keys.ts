@@ -4,7 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../observability/clock.js';
 import { gcmDecrypt, gcmDecryptPacked, gcmEncrypt, gcmEncryptPacked } from './aes-gcm.js';
 import { dataKeyAad, DATA_KEY_BYTES, decodeEnvelope, encodeEnvelope, undecryptable } from './envelope.js';
-import { assertAlias, sealedKeyUnusable, toIso, unknownAlias } from './key-errors.js';
+import { assertAlias, sealedKeyUnusable, unknownAlias } from './key-errors.js';
 import type {
   DecryptedData,
   EncryptedData,
@@ -12,38 +12,31 @@ import type {
   SymmetricAlgorithm,
   SymmetricCallOptions,
   SymmetricKeyInfo,
-  SymmetricKeyState,
 } from './key-manager.js';
-import { openSealed, sealSecret, symmetricKeyAad } from './sealing.js';
+import { openSealed, symmetricKeyAad } from './sealing.js';
+import {
+  assertSymmetricAlgorithm,
+  assertVersion,
+  findActiveRow,
+  findKidRow,
+  findVersion,
+  insertSymmetricVersion,
+  listRows,
+  lockVersions,
+  parseSymmetricAlgorithm,
+  readVersion,
+  switchActive,
+  toSymmetricInfo,
+  type SymmetricRow,
+} from './symmetric-key-rows.js';
 
-export const SYMMETRIC_ALGORITHMS: readonly SymmetricAlgorithm[] = ['HS256', 'A256GCM'];
-
-/** Both algorithms take 256-bit keys: HS256 a key as long as its hash (RFC 7518 §3.2), A256GCM by definition. */
-const SECRET_BYTES = 32;
-
-interface SymmetricRow {
-  alias: string;
-  version: number;
-  kid: string;
-  algorithm: string;
-  exportable: boolean;
-  encrypted_secret: string;
-  state: SymmetricKeyState;
-  created_at: Date | string;
-  activated_at: Date | string | null;
-  retired_at: Date | string | null;
-  /** The row was written by the reading transaction itself, which has not committed yet. */
-  own: boolean;
-}
+export { SYMMETRIC_ALGORITHMS } from './symmetric-key-rows.js';
 
 /** An opened version: the secret as a KeyObject, so it stays out of accidental serialisation and logs. */
 interface OpenedKey {
   info: SymmetricKeyInfo;
   secret: KeyObject;
 }
-
-const COLUMNS = `alias, version, kid, algorithm, exportable, encrypted_secret, state, created_at, activated_at, retired_at,
-  COALESCE(xmin = xid(pg_current_xact_id_if_assigned()), false) AS own`;
 
 export interface SymmetricKeysOptions {
   db: Database;
@@ -74,7 +67,7 @@ export class SymmetricKeys {
     assertSymmetricAlgorithm(algorithm);
     if (options.exportable && algorithm !== 'HS256')
       throw new AppError('invalid_request', 'Only an HS256 key can be exportable.', { field: 'exportable' });
-    let row = await this.findActive(alias, options.sql);
+    let row = await this.within(options.sql, (sql) => findActiveRow(sql, alias));
     if (!row) {
       // ON CONFLICT DO NOTHING and a re-read: when transactions race, each ends with the one that committed first.
       await this.within(options.sql, async (sql) => {
@@ -82,16 +75,19 @@ export class SymmetricKeys {
           `SELECT COALESCE(MAX(version), 0) + 1 AS version FROM kms_symmetric_keys WHERE alias = $1`,
           [alias],
         );
-        await this.insert(sql, alias, next.rows[0]!.version, algorithm, options.exportable ?? false, 'active', true);
+        const version = next.rows[0]!.version;
+        const exportable = options.exportable ?? false;
+        const key = { alias, version, algorithm, exportable, state: 'active' as const };
+        await insertSymmetricVersion(sql, this.options.masterKey, key, this.options.clock.now(), true);
       });
-      row = await this.findActive(alias, options.sql);
+      row = await this.within(options.sql, (sql) => findActiveRow(sql, alias));
       if (!row) throw unknownAlias(alias);
     }
     if (row.algorithm !== algorithm)
       throw new AppError('conflict', `The key "${alias}" exists with algorithm ${row.algorithm}, not ${algorithm}.`);
     if (options.exportable !== undefined && row.exportable !== options.exportable)
       throw new AppError('conflict', `The key "${alias}" exists with another exportability.`);
-    return toInfo(row);
+    return toSymmetricInfo(row);
   }
 
   async hmac(alias: string, data: Uint8Array, options: SymmetricCallOptions = {}): Promise<Mac> {
@@ -151,8 +147,8 @@ export class SymmetricKeys {
   addVersion(alias: string): Promise<SymmetricKeyInfo> {
     return this.options.db.withPlatform(async (sql) => {
       const latest = (await lockVersions(sql, alias)).at(-1)!;
-      await this.insert(sql, alias, latest.version + 1, parseAlgorithm(latest.algorithm), latest.exportable, 'pending', false);
-      return toInfo(await readVersion(sql, alias, latest.version + 1));
+      await this.insertAfter(sql, latest);
+      return toSymmetricInfo(await readVersion(sql, alias, latest.version + 1));
     });
   }
 
@@ -160,8 +156,8 @@ export class SymmetricKeys {
     assertVersion(version);
     const info = await this.options.db.withPlatform(async (sql) => {
       const target = findVersion(await lockVersions(sql, alias), alias, version);
-      if (target.state !== 'active') await this.switchActive(sql, alias, version);
-      return toInfo(await readVersion(sql, alias, version));
+      if (target.state !== 'active') await switchActive(sql, alias, version, this.options.clock.now());
+      return toSymmetricInfo(await readVersion(sql, alias, version));
     });
     // Local changes take effect at once; other replicas follow within the recheck interval.
     this.active.delete(alias);
@@ -180,37 +176,33 @@ export class SymmetricKeys {
           [alias, version, this.options.clock.now()],
         );
       }
-      return toInfo(await readVersion(sql, alias, version));
+      return toSymmetricInfo(await readVersion(sql, alias, version));
     });
   }
 
   async rotate(alias: string): Promise<SymmetricKeyInfo> {
     const info = await this.options.db.withPlatform(async (sql) => {
       const latest = (await lockVersions(sql, alias)).at(-1)!;
-      const version = latest.version + 1;
-      await this.insert(sql, alias, version, parseAlgorithm(latest.algorithm), latest.exportable, 'pending', false);
-      await this.switchActive(sql, alias, version);
-      return toInfo(await readVersion(sql, alias, version));
+      await this.insertAfter(sql, latest);
+      await switchActive(sql, alias, latest.version + 1, this.options.clock.now());
+      return toSymmetricInfo(await readVersion(sql, alias, latest.version + 1));
     });
     this.active.delete(alias);
     return info;
   }
 
   async list(alias: string): Promise<SymmetricKeyInfo[]> {
-    const rows = await this.options.db.withPlatform((sql) =>
-      sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version`, [alias]),
-    );
-    return rows.rows.map(toInfo);
+    return (await this.options.db.withPlatform((sql) => listRows(sql, alias))).map(toSymmetricInfo);
   }
 
   async export(alias: string, version?: number): Promise<{ info: SymmetricKeyInfo; key: Uint8Array }> {
     if (version !== undefined) assertVersion(version);
     const row = await this.options.db.withPlatform(async (sql) =>
-      version === undefined ? (await this.findActive(alias, sql)) ?? null : readVersion(sql, alias, version),
+      version === undefined ? findActiveRow(sql, alias) : readVersion(sql, alias, version),
     );
     if (!row) throw unknownAlias(alias);
     if (!row.exportable) throw new AppError('policy_denied', `The key "${alias}" is not exportable.`);
-    return { info: toInfo(row), key: new Uint8Array(this.unseal(row)) };
+    return { info: toSymmetricInfo(row), key: new Uint8Array(this.unseal(row)) };
   }
 
   private async activeKey(alias: string, sql: Sql | undefined): Promise<OpenedKey> {
@@ -220,7 +212,7 @@ export class SymmetricKeys {
       const key = this.byKid.get(cached.kid);
       if (key) return key;
     }
-    const row = await this.findActive(alias, sql);
+    const row = await this.within(sql, (s) => findActiveRow(s, alias));
     if (!row) throw unknownAlias(alias);
     const key = this.open(row);
     if (!row.own) this.active.set(alias, { kid: row.kid, checkedAt: this.options.clock.now().getTime() });
@@ -237,23 +229,22 @@ export class SymmetricKeys {
   private async kidKey(kid: string, sql: Sql | undefined): Promise<OpenedKey> {
     const cached = this.byKid.get(kid);
     if (cached) return cached;
-    const rows = await this.within(sql, (s) =>
-      s.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE kid = $1`, [kid]),
-    );
-    if (!rows.rows[0]) throw undecryptable();
-    return this.open(rows.rows[0]);
+    const row = await this.within(sql, (s) => findKidRow(s, kid));
+    if (!row) throw undecryptable();
+    return this.open(row);
   }
 
   private targetKey(alias: string, version: number | undefined, sql: Sql | undefined): Promise<OpenedKey> {
-    if (version !== undefined) assertVersion(version);
-    return version === undefined ? this.activeKey(alias, sql) : this.versionKey(alias, version, sql);
+    if (version === undefined) return this.activeKey(alias, sql);
+    assertVersion(version);
+    return this.versionKey(alias, version, sql);
   }
 
   private open(row: SymmetricRow): OpenedKey {
     const cached = this.byKid.get(row.kid);
     if (cached) return cached;
     const secret = this.unseal(row);
-    const key = { info: toInfo(row), secret: createSecretKey(secret) };
+    const key = { info: toSymmetricInfo(row), secret: createSecretKey(secret) };
     secret.fill(0);
     // A row this very transaction wrote may still roll back: use it, but never remember it.
     if (!row.own) {
@@ -265,60 +256,23 @@ export class SymmetricKeys {
 
   private unseal(row: SymmetricRow): Buffer {
     try {
-      return openSealed(
-        this.options.masterKey,
-        row.encrypted_secret,
-        symmetricKeyAad(row.alias, row.version, row.kid, row.algorithm, row.exportable),
-      );
+      const aad = symmetricKeyAad(row.alias, row.version, row.kid, row.algorithm, row.exportable);
+      return openSealed(this.options.masterKey, row.encrypted_secret, aad);
     } catch (error) {
       throw sealedKeyUnusable(row.alias, error);
     }
   }
 
-  private async findActive(alias: string, sql: Sql | undefined): Promise<SymmetricRow | undefined> {
-    const rows = await this.within(sql, (s) =>
-      s.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND state = 'active'`, [alias]),
-    );
-    return rows.rows[0];
-  }
-
-  /** Retires the active version (if any) before activating the target: one active version per alias at all times. */
-  private async switchActive(sql: Sql, alias: string, version: number): Promise<void> {
-    const now = this.options.clock.now();
-    await sql.query(
-      `UPDATE kms_symmetric_keys SET state = 'retired', retired_at = $2 WHERE alias = $1 AND state = 'active'`,
-      [alias, now],
-    );
-    await sql.query(
-      `UPDATE kms_symmetric_keys SET state = 'active', activated_at = $3, retired_at = NULL WHERE alias = $1 AND version = $2`,
-      [alias, version, now],
-    );
-  }
-
-  private async insert(
-    sql: Sql,
-    alias: string,
-    version: number,
-    algorithm: SymmetricAlgorithm,
-    exportable: boolean,
-    state: SymmetricKeyState,
-    ignoreConflict: boolean,
-  ): Promise<void> {
-    const kid = randomBytes(16).toString('base64url');
-    const secret = randomBytes(SECRET_BYTES);
-    let sealed: string;
-    try {
-      sealed = sealSecret(this.options.masterKey, secret, symmetricKeyAad(alias, version, kid, algorithm, exportable));
-    } finally {
-      secret.fill(0);
-    }
-    const now = this.options.clock.now();
-    await sql.query(
-      `INSERT INTO kms_symmetric_keys (alias, version, kid, algorithm, exportable, encrypted_secret, state, created_at, activated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ${ignoreConflict ? 'ON CONFLICT DO NOTHING' : ''}`,
-      [alias, version, kid, algorithm, exportable, sealed, state, now, state === 'active' ? now : null],
-    );
+  /** A pending version after `latest`, of the same algorithm and exportability. */
+  private insertAfter(sql: Sql, latest: SymmetricRow): Promise<void> {
+    const key = {
+      alias: latest.alias,
+      version: latest.version + 1,
+      algorithm: parseSymmetricAlgorithm(latest.algorithm),
+      exportable: latest.exportable,
+      state: 'pending' as const,
+    };
+    return insertSymmetricVersion(sql, this.options.masterKey, key, this.options.clock.now(), false);
   }
 
   private within<T>(sql: Sql | undefined, fn: (sql: Sql) => Promise<T>): Promise<T> {
@@ -340,6 +294,11 @@ function unwrap(kek: OpenedKey, wrappedKey: Buffer): Buffer {
   }
 }
 
+function requireAlgorithm(key: OpenedKey, algorithm: SymmetricAlgorithm): void {
+  if (key.info.algorithm !== algorithm)
+    throw new AppError('invalid_request', `The key "${key.info.alias}" is not an ${algorithm} key.`, { field: 'alias' });
+}
+
 const envelopeOf = (kek: OpenedKey, ciphertext: string): EncryptedData => ({
   kid: kek.info.kid,
   version: kek.info.version,
@@ -347,67 +306,3 @@ const envelopeOf = (kek: OpenedKey, ciphertext: string): EncryptedData => ({
 });
 
 const versionSlot = (alias: string, version: number) => `${alias}\u0000${version}`;
-
-async function lockVersions(sql: Sql, alias: string): Promise<SymmetricRow[]> {
-  const rows = await sql.query<SymmetricRow>(
-    `SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version FOR UPDATE`,
-    [alias],
-  );
-  if (rows.rows.length === 0) throw unknownAlias(alias);
-  return rows.rows;
-}
-
-async function readVersion(sql: Sql, alias: string, version: number): Promise<SymmetricRow> {
-  const rows = await sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND version = $2`, [
-    alias,
-    version,
-  ]);
-  if (!rows.rows[0]) throw unknownVersion(alias, version);
-  return rows.rows[0];
-}
-
-function findVersion(rows: SymmetricRow[], alias: string, version: number): SymmetricRow {
-  const row = rows.find((r) => r.version === version);
-  if (!row) throw unknownVersion(alias, version);
-  return row;
-}
-
-function requireAlgorithm(key: OpenedKey, algorithm: SymmetricAlgorithm): void {
-  if (key.info.algorithm !== algorithm)
-    throw new AppError('invalid_request', `The key "${key.info.alias}" is not an ${algorithm} key.`, { field: 'alias' });
-}
-
-function assertSymmetricAlgorithm(algorithm: string): asserts algorithm is SymmetricAlgorithm {
-  if (!(SYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm))
-    throw new AppError('invalid_request', `Unsupported symmetric algorithm; one of ${SYMMETRIC_ALGORITHMS.join(', ')}.`, {
-      field: 'algorithm',
-    });
-}
-
-function parseAlgorithm(algorithm: string): SymmetricAlgorithm {
-  if (!(SYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm))
-    throw new Error(`stored key has an unsupported algorithm ${algorithm}`);
-  return algorithm as SymmetricAlgorithm;
-}
-
-function assertVersion(version: number): void {
-  if (!Number.isInteger(version) || version < 1 || version > 2_147_483_647)
-    throw new AppError('invalid_request', 'A key version is a positive integer.', { field: 'version' });
-}
-
-const unknownVersion = (alias: string, version: number) =>
-  new AppError('not_found', `No version ${version} exists under the alias "${alias}".`);
-
-function toInfo(row: SymmetricRow): SymmetricKeyInfo {
-  return {
-    alias: row.alias,
-    version: row.version,
-    kid: row.kid,
-    algorithm: parseAlgorithm(row.algorithm),
-    state: row.state,
-    exportable: row.exportable,
-    createdAt: toIso(row.created_at),
-    activatedAt: row.activated_at === null ? null : toIso(row.activated_at),
-    retiredAt: row.retired_at === null ? null : toIso(row.retired_at),
-  };
-}

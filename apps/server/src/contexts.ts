@@ -1,0 +1,41 @@
+import type { Platform } from '@tessera/platform';
+import { PostgresIdentityStore, bindingRetentionJob, type IdentityStore } from '@tessera/identity';
+import { createTokenService, prepareTokenService, grantPurgeJob, type TokenServiceContext } from '@tessera/token-service';
+import type { ServerConfig } from './config.js';
+
+/**
+ * The bounded contexts of one process, built once and shared by the role listeners that need them (both token
+ * ports share one token service).
+ */
+export class Contexts {
+  private identityStore: IdentityStore | undefined;
+  private tokenService: Promise<TokenServiceContext> | undefined;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly config: ServerConfig,
+  ) {}
+
+  identities(): IdentityStore {
+    if (!this.identityStore) {
+      const { db, tenants, clock, logger } = this.platform;
+      this.platform.jobs.register(bindingRetentionJob({ db, tenants, clock, logger, ...this.config.identity.retention }));
+    }
+    this.identityStore ??= new PostgresIdentityStore({
+      keys: this.platform.keys,
+      clock: this.platform.clock,
+      serviceClaim: this.config.deployment.serviceClaim,
+    });
+    return this.identityStore;
+  }
+
+  token(): Promise<TokenServiceContext> {
+    this.tokenService ??= (async () => {
+      const ctx = createTokenService(this.platform, this.config.tokenService, { identities: this.identities() });
+      await prepareTokenService(ctx);
+      this.platform.jobs.register(grantPurgeJob(ctx));
+      return ctx;
+    })();
+    return this.tokenService;
+  }
+}

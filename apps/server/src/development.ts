@@ -1,0 +1,89 @@
+import { startDevIdentityProvider } from '@tessera/dev-idp';
+import type { ServerConfig } from './config.js';
+
+export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
+export const DEV_PORTAL_CLIENT = { clientId: 'tessera-portal', secret: 'tessera-portal-dev-secret' };
+const DEV_FEDERATION_CLIENT = { clientId: 'tessera-federation', secret: 'tessera-federation-dev-secret' };
+
+/** The audiences of service-to-service tokens and of the external reconciliation API. */
+export const SERVICE_AUDIENCE = 'tessera-services';
+
+/**
+ * The deployment trusts its own token service as an issuer of bearer tokens (service-to-service calls between
+ * portal, bridge and token service; the external API's client_credentials tokens), unless configured otherwise.
+ */
+export function trustOwnTokenService(config: ServerConfig): void {
+  const issuer = config.tokenService.issuer.replace(/\/$/, '');
+  if (config.auth.issuers.some((i) => i.issuer === issuer)) return;
+  config.auth.issuers.push({
+    issuer,
+    jwksUri: `${issuer}/.well-known/jwks.json`,
+    audience: [SERVICE_AUDIENCE, 'tessera-reconciliation'],
+    algorithms: ['RS256'],
+  });
+}
+
+export interface DevelopmentPlan {
+  announcements: string[];
+  startIdentityProvider: boolean;
+}
+
+/**
+ * The development profile (issue 3 §10): a demo client, the portal's service client and the embedded
+ * institutional provider, each only when the operator configured nothing in its place, and each announced.
+ * Nothing here applies outside NODE_ENV=development.
+ */
+export function applyDevelopmentProfile(config: ServerConfig): DevelopmentPlan {
+  const plan: DevelopmentPlan = { announcements: [], startIdentityProvider: false };
+  if (config.profile !== 'development') return plan;
+  const clients = config.tokenService.clients;
+  if (!clients[DEMO_RP.clientId]) {
+    clients[DEMO_RP.clientId] = {
+      'client-secret': `{plain}${DEMO_RP.secret}`,
+      'redirect-uris': [DEMO_RP.redirectUri],
+      'grant-types': ['authorization_code', 'refresh_token'],
+      scopes: ['openid', 'profile', 'email', config.deployment.serviceClaim, 'offline_access'],
+    } as (typeof clients)[string];
+    plan.announcements.push(`demo client "${DEMO_RP.clientId}" (secret "${DEMO_RP.secret}", redirect ${DEMO_RP.redirectUri})`);
+  }
+  if (!clients[DEV_PORTAL_CLIENT.clientId]) {
+    clients[DEV_PORTAL_CLIENT.clientId] = {
+      'client-secret': `{plain}${DEV_PORTAL_CLIENT.secret}`,
+      'grant-types': ['client_credentials'],
+      scopes: ['bridge:sessions', 'token-service:authorization-check'],
+      audience: SERVICE_AUDIENCE,
+    } as (typeof clients)[string];
+    plan.announcements.push(`portal service client "${DEV_PORTAL_CLIENT.clientId}" with a development secret`);
+  }
+  const upstream = config.tokenService.upstream;
+  if (!upstream.issuer) {
+    upstream.issuer = `http://127.0.0.1:${config.server.ports.devIdp}`;
+    upstream.clientId = DEV_FEDERATION_CLIENT.clientId;
+    upstream.clientSecret = DEV_FEDERATION_CLIENT.secret;
+    upstream.scopes = ['openid', 'profile', 'email', config.deployment.serviceClaim];
+    plan.startIdentityProvider = true;
+    plan.announcements.push(`embedded institutional OpenID provider at ${upstream.issuer} (demo users: see packages/dev-idp/README.md)`);
+  }
+  return plan;
+}
+
+/** Starts the embedded institutional provider of the development profile. */
+export async function startDevelopmentIdentityProvider(config: ServerConfig, port: number) {
+  const issuer = config.tokenService.issuer.replace(/\/$/, '');
+  const idp = await startDevIdentityProvider({
+    port,
+    serviceClaim: config.deployment.serviceClaim,
+    clients: [
+      {
+        clientId: DEV_FEDERATION_CLIENT.clientId,
+        clientSecret: DEV_FEDERATION_CLIENT.secret,
+        redirectUris: [`${issuer}/federation/callback`, `${bridgeBase(config)}/auth/oid4vp/idv/callback`],
+      },
+    ],
+  });
+  if (port === 0) config.tokenService.upstream.issuer = idp.issuer;
+  return idp;
+}
+
+const bridgeBase = (config: ServerConfig) =>
+  ((config as { bridge?: { publicBaseUrl?: string } }).bridge?.publicBaseUrl ?? 'http://localhost:8090').replace(/\/$/, '');

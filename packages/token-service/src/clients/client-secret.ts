@@ -1,0 +1,59 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { verify as argon2Verify } from '@node-rs/argon2';
+
+/**
+ * Client secrets with an encoder prefix (000 §2.8): `{plain}` for development, `{argon2}` (argon2id, the
+ * password-hashing competition winner, through @node-rs/argon2) for production. A secret without a prefix is
+ * refused at start, so that a plain secret is always visibly plain.
+ */
+export type SecretEncoder = 'plain' | 'argon2';
+
+export interface StoredSecret {
+  encoder: SecretEncoder;
+  value: string;
+}
+
+export function parseStoredSecret(text: string): StoredSecret {
+  const m = /^\{(plain|argon2)\}(.+)$/s.exec(text);
+  if (!m) throw new Error('client-secret must start with an encoder prefix: {plain} or {argon2}');
+  return { encoder: m[1] as SecretEncoder, value: m[2]! };
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+function constantTimeEqual(a: string, b: string): boolean {
+  // Compare digests so that length differences take the same time.
+  return timingSafeEqual(sha256(a), sha256(b));
+}
+
+/**
+ * Verifies presented secrets. An argon2 verification costs ~12 ms of CPU by design; a successful one is
+ * remembered for `cacheSeconds` under SHA-256(stored hash, presented secret), so a busy client pays it once per
+ * window. Failures are never cached.
+ */
+export class ClientSecretVerifier {
+  private readonly verified = new Map<string, number>();
+
+  constructor(
+    private readonly cacheSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async verify(stored: StoredSecret, presented: string): Promise<boolean> {
+    if (stored.encoder === 'plain') return constantTimeEqual(stored.value, presented);
+    const key = sha256(`${stored.value}\u0000${presented}`).toString('base64url');
+    const until = this.verified.get(key);
+    if (until !== undefined && until > this.now()) return true;
+    let ok = false;
+    try {
+      ok = await argon2Verify(stored.value, presented);
+    } catch {
+      ok = false;
+    }
+    if (ok && this.cacheSeconds > 0) {
+      if (this.verified.size > 10_000) this.verified.clear();
+      this.verified.set(key, this.now() + this.cacheSeconds * 1000);
+    }
+    return ok;
+  }
+}

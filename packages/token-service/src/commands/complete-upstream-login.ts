@@ -1,0 +1,73 @@
+import { defineCommand, UpstreamLoginError } from '@tessera/platform';
+import type { TokenServiceContext } from '../context.js';
+import { clientRedirect } from '../domain/authorization-request.js';
+import { hashToken } from '../domain/random.js';
+import { grantStore } from '../storage/grant-store.js';
+import type { AuthorizeOutcome } from './authorize-outcome.js';
+import { federatedClaims } from '../domain/federated-claims.js';
+import { issueAuthorizationCode } from './issue-authorization-code.js';
+import { federationCallbackPath } from './start-authorization.js';
+
+/**
+ * The upstream provider's redirect back (federated login, 000 §4.4): the state is single use (the login
+ * transaction is deleted as it is taken), the code is exchanged with the stored PKCE verifier, the ID token is
+ * verified (openid-client), and the identity is found or created through its federation binding. Tokens then
+ * carry the provider's acr and amr [federation].
+ */
+export function completeUpstreamLogin(ctx: TokenServiceContext) {
+  return defineCommand<{ query: URLSearchParams }, AuthorizeOutcome>({
+    id: 'token-service.authorization.complete-federated-login',
+    access: 'public',
+    run: async (cmd, { query }) => {
+      const state = query.get('state');
+      if (!state || !ctx.upstream) return { kind: 'error_page', status: 400, error: 'invalid_request', description: 'The login state is missing.' };
+      const tx = await ctx.platform.db.withTenant(cmd.tenantId, (sql) => grantStore.takeLoginTransactionByUpstreamState(sql, hashToken(state)));
+      const now = ctx.clock.now();
+      if (!tx || tx.expiresAt.getTime() <= now.getTime()) {
+        return { kind: 'error_page', status: 400, error: 'invalid_request', description: 'The login state is invalid, expired or already used.' };
+      }
+      const iss = ctx.issuerFor(cmd.tenantId);
+      const back = (error: string, description: string): AuthorizeOutcome => ({
+        kind: 'redirect',
+        location: clientRedirect(tx.redirectUri, { error, error_description: description, state: tx.state, iss }),
+      });
+      let result;
+      try {
+        result = await ctx.upstream.finishLogin({
+          redirectUri: `${iss}${federationCallbackPath}`,
+          callbackQuery: query,
+          state,
+          nonce: tx.upstreamNonce!,
+          codeVerifier: tx.upstreamCodeVerifier!,
+          userinfo: true,
+        });
+      } catch (error) {
+        if (error instanceof UpstreamLoginError) {
+          cmd.log.warn({ reason: error.reason, provider_error: error.providerError }, 'federated login failed');
+          if (error.reason === 'provider_error') return back('access_denied', 'The institutional login was cancelled or refused.');
+          if (error.reason === 'provider_unreachable') return back('temporarily_unavailable', 'The institutional login is unavailable.');
+          return back('access_denied', 'The institutional login could not be verified.');
+        }
+        throw error;
+      }
+      const claims = federatedClaims(result.claims, ctx.serviceClaim);
+      const location = await ctx.platform.db.withTenant(cmd.tenantId, async (sql) => {
+        const unit = { tenantId: cmd.tenantId, sql };
+        const assurance = { acr: result.acr ?? ctx.config.upstream.defaultAcr, amr: ['federation'] };
+        let identity = await ctx.identities.findByFederationSubject(unit, result.issuer, result.subject);
+        if (!identity) {
+          identity = await ctx.identities.createIdentity(unit, { claims, assurance });
+          await ctx.identities.bindFederation(unit, identity.internalIdentityId, result.issuer, result.subject);
+        }
+        return issueAuthorizationCode(ctx, cmd.tenantId, sql, tx, {
+          subject: identity.internalIdentityId,
+          acr: assurance.acr,
+          amr: assurance.amr,
+          authTime: typeof result.claims.auth_time === 'number' ? new Date(result.claims.auth_time * 1000) : now,
+          claims: { ...identity.claims, ...claims },
+        });
+      });
+      return { kind: 'redirect', location };
+    },
+  });
+}

@@ -1,0 +1,57 @@
+import type { Sql } from '@tessera/platform';
+import type { TokenServiceContext } from '../context.js';
+import type { AuthorizationRequestFields } from '../domain/authorization-request-fields.js';
+import { clientRedirect } from '../domain/authorization-request.js';
+import { hashToken, newOpaqueToken } from '../domain/random.js';
+import { grantStore } from '../storage/grant-store.js';
+import { newGrant } from '../tokens/issue-tokens.js';
+
+export interface Authentication {
+  subject: string;
+  acr: string;
+  amr: string[];
+  authTime: Date;
+  claims: Record<string, unknown>;
+}
+
+/**
+ * Ends a successful login: creates the grant and a single-use authorization code bound to the client, the
+ * redirect URI and the PKCE challenge, and answers the redirect to the client with code, state and iss.
+ */
+export async function issueAuthorizationCode(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  sql: Sql,
+  request: AuthorizationRequestFields,
+  auth: Authentication,
+): Promise<string> {
+  const now = ctx.clock.now();
+  const expiresAt = new Date(now.getTime() + ctx.config.authorizationCodeTtlSeconds * 1000);
+  const code = newOpaqueToken();
+  const grant = newGrant({
+    clientId: request.clientId,
+    subject: auth.subject,
+    scope: request.scope,
+    acr: auth.acr,
+    amr: auth.amr,
+    authTime: auth.authTime,
+    claims: auth.claims,
+    dpopJkt: request.dpopJkt,
+    createdAt: now,
+    // Until the code is exchanged the grant lives as long as the code (consumeCode extends it).
+    expiresAt,
+  });
+  await grantStore.saveGrantWithCode(sql, grant, {
+    codeHash: hashToken(code),
+    grantId: grant.id,
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    nonce: request.nonce,
+    codeChallenge: request.codeChallenge,
+    codeChallengeMethod: request.codeChallengeMethod,
+    createdAt: now,
+    expiresAt,
+    consumedAt: null,
+  });
+  return clientRedirect(request.redirectUri, { code, state: request.state, iss: ctx.issuerFor(tenantId) });
+}

@@ -1,0 +1,42 @@
+import { defineCommand } from '@tessera/platform';
+import type { TokenServiceContext } from '../context.js';
+import type { Client } from '../clients/client-registry.js';
+import { oauthError } from '../domain/oauth-error.js';
+import { formatScope, parseScope } from '../domain/scopes.js';
+import { newGrant, createAccessToken, type IssuedTokens } from '../tokens/issue-tokens.js';
+
+/**
+ * The client_credentials grant (RFC 6749 §4.4), so that third parties can call the external reconciliation API
+ * with tokens of this server (000 §5). No refresh token; sub is the client id. The requested scopes must all be
+ * registered for the client (absent: all of them).
+ */
+export function issueClientCredentialsToken(ctx: TokenServiceContext) {
+  return defineCommand<{ client: Client; scope: string | undefined }, IssuedTokens>({
+    id: 'token-service.token.client-credentials',
+    access: 'public',
+    businessIds: (input) => ({ clientId: input.client.clientId }),
+    run: async (cmd, { client, scope }) => {
+      if (!client.grantTypes.includes('client_credentials')) throw oauthError('unauthorized_client', 'The client may not use the client_credentials grant.');
+      const asked = scope === undefined ? [...client.scopes] : parseScope(scope);
+      if (asked.some((s) => !client.scopes.includes(s) || s === 'openid' || s === 'offline_access')) {
+        throw oauthError('invalid_scope', 'A requested scope is not allowed for this client.');
+      }
+      const now = ctx.clock.now();
+      const grant = newGrant({
+        clientId: client.clientId,
+        subject: client.clientId,
+        scope: formatScope(asked),
+        acr: null,
+        amr: [],
+        authTime: null,
+        claims: {},
+        dpopJkt: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + client.accessTokenTtlSeconds * 1000),
+      });
+      // A client_credentials token is not stored: its grant id only names it, and it cannot be part of a family.
+      const accessToken = await createAccessToken(ctx, cmd.tenantId, client, { ...grant, id: grant.id }, grant.scope, now);
+      return { access_token: accessToken, token_type: 'Bearer', expires_in: client.accessTokenTtlSeconds, scope: grant.scope };
+    },
+  });
+}

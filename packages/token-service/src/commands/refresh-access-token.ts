@@ -1,0 +1,67 @@
+import { defineCommand } from '@tessera/platform';
+import type { TokenServiceContext } from '../context.js';
+import type { Client } from '../clients/client-registry.js';
+import { oauthError } from '../domain/oauth-error.js';
+import { hashToken, newOpaqueToken } from '../domain/random.js';
+import { formatScope, parseScope } from '../domain/scopes.js';
+import { grantStore, type Grant } from '../storage/grant-store.js';
+import { createAccessToken, type IssuedTokens } from '../tokens/issue-tokens.js';
+
+export interface RefreshInput {
+  client: Client;
+  refreshToken: string;
+  scope: string | undefined;
+}
+
+/**
+ * The refresh_token grant (RFC 6749 §6, 000 §3.3): the token is rotated on every use; a reuse of a rotated
+ * token (including a lost race between concurrent refreshes) revokes the whole grant, its refresh and access
+ * tokens (RFC 9700 §4.14.2), unless it falls within the configured reuse grace period. A narrower scope may be
+ * asked for; a wider one is invalid_scope. The response carries no ID token (000 §4.4).
+ */
+export function refreshAccessToken(ctx: TokenServiceContext) {
+  return defineCommand<RefreshInput, IssuedTokens>({
+    id: 'token-service.token.refresh',
+    access: 'public',
+    businessIds: (input) => ({ clientId: input.client.clientId }),
+    run: async (cmd, input) => {
+      const now = ctx.clock.now();
+      const { client } = input;
+      if (!client.grantTypes.includes('refresh_token')) throw oauthError('unauthorized_client', 'The client may not use the refresh_token grant.');
+      const tokenHash = hashToken(input.refreshToken);
+      const next = newOpaqueToken();
+      const grace = ctx.config.refreshTokenReuseGraceSeconds;
+      const outcome = await ctx.platform.db.withTenant(cmd.tenantId, async (sql): Promise<{ grant: Grant; scope: string } | { error: Error }> => {
+        const found = await grantStore.findRefreshTokenWithGrant(sql, tokenHash);
+        if (!found || found.token.clientId !== client.clientId) return { error: oauthError('invalid_grant', 'The refresh token is invalid.') };
+        const { token, grant } = found;
+        if (grant.revokedAt !== null) return { error: oauthError('invalid_grant', 'The refresh token was revoked.') };
+        if (token.expiresAt.getTime() <= now.getTime()) return { error: oauthError('invalid_grant', 'The refresh token has expired.') };
+        const granted = parseScope(token.scope);
+        const asked = input.scope === undefined ? granted : parseScope(input.scope);
+        if (asked.some((s) => !granted.includes(s))) return { error: oauthError('invalid_scope', 'The requested scope exceeds the granted scope.') };
+        const scope = formatScope(asked);
+        const rotated = await grantStore.rotateRefreshToken(sql, {
+          tokenHash,
+          now,
+          next: { tokenHash: hashToken(next), scope, expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000) },
+          rotatedAfter: grace > 0 ? new Date(now.getTime() - grace * 1000) : null,
+        });
+        if (!rotated) {
+          await grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', now);
+          return { error: oauthError('invalid_grant', 'The refresh token was already used.') };
+        }
+        return { grant, scope };
+      });
+      if ('error' in outcome) throw outcome.error;
+      const accessToken = await createAccessToken(ctx, cmd.tenantId, client, outcome.grant, outcome.scope, now);
+      return {
+        access_token: accessToken,
+        token_type: outcome.grant.dpopJkt ? 'DPoP' : 'Bearer',
+        expires_in: client.accessTokenTtlSeconds,
+        refresh_token: next,
+        scope: outcome.scope,
+      };
+    },
+  });
+}

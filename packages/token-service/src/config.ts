@@ -1,0 +1,86 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * The `tokenService` configuration section (000 §2.8, §4.4, §8). Client entries use the specification's own
+ * key names (client-id, client-secret, redirect-uris, grant-types, scopes, token-settings).
+ */
+const Duration = Type.String({ pattern: '^P(?:\\d+W)?(?:\\d+D)?(?:T(?:\\d+H)?(?:\\d+M)?(?:\\d+(?:\\.\\d+)?S)?)?$' });
+
+export const ClientConfigSchema = Type.Object(
+  {
+    /** Defaults to the key of the entry. */
+    'client-id': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /** `{plain}secret` (development only) or `{argon2}$argon2id$...` (production). Absent: a public client. */
+    'client-secret': Type.Optional(Type.String({ minLength: 1 })),
+    'redirect-uris': Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    'grant-types': Type.Array(
+      Type.Union([Type.Literal('authorization_code'), Type.Literal('refresh_token'), Type.Literal('client_credentials')]),
+      { default: ['authorization_code', 'refresh_token'] },
+    ),
+    scopes: Type.Array(Type.String({ minLength: 1 }), { default: ['openid'] }),
+    'token-settings': Type.Object(
+      {
+        'access-token-time-to-live': { ...Duration, default: 'PT1H' },
+        'refresh-token-time-to-live': { ...Duration, default: 'P1D' },
+        'id-token-time-to-live': { ...Duration, default: 'PT1H' },
+        /** PKCE is mandatory for every authorization code grant (000 §5): false is refused at start. */
+        'require-pkce': Type.Boolean({ default: true }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    /** Tenant the client belongs to (default: the configured default tenant). */
+    tenant: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })),
+    /** Audience of client_credentials access tokens (default: the client id). */
+    audience: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenServiceConfigSchema = Type.Object(
+  {
+    /** Issuer of the default tenant; must be the URL the relying parties reach (000 §2.9 iss). */
+    issuer: Type.String({ default: 'http://127.0.0.1:8080' }),
+    /** Issuer per tenant, for tenants served on their own host. */
+    tenantIssuers: Type.Record(Type.String(), Type.String(), { default: {} }),
+    clients: Type.Record(Type.String(), ClientConfigSchema, { default: {} }),
+    authorizationCodeTtlSeconds: Type.Integer({ minimum: 5, maximum: 600, default: 60 }),
+    /** How long a login may take (upstream or wallet) before the relying party must start again. */
+    loginTransactionTtlSeconds: Type.Integer({ minimum: 30, default: 600 }),
+    /** Reuse of a rotated refresh token within this window is tolerated (concurrent clients); 0 = off. */
+    refreshTokenReuseGraceSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 0 }),
+    /** A verified client secret is remembered (as a hash) this long, so that slow password hashes are paid once. */
+    clientSecretCacheSeconds: Type.Integer({ minimum: 0, default: 300 }),
+    /** Upstream institutional OpenID provider for federated login (000 §4.4). */
+    upstream: Type.Object(
+      {
+        issuer: Type.Optional(Type.String({ minLength: 1 })),
+        clientId: Type.Optional(Type.String({ minLength: 1 })),
+        clientSecret: Type.Optional(Type.String({ minLength: 1 })),
+        scopes: Type.Array(Type.String(), { default: ['openid', 'profile', 'email'] }),
+        timeoutSeconds: Type.Integer({ minimum: 1, default: 10 }),
+        /** acr when the provider sends none. */
+        defaultAcr: Type.String({ default: 'urn:tessera:federation' }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    /** The bridge, for wallet login (login_hint=oid4vp:{sessionId}). */
+    bridge: Type.Object(
+      {
+        url: Type.String({ default: 'http://127.0.0.1:8090' }),
+        /** Scope of the service token the token service presents to the bridge's redeem endpoint. */
+        redeemScope: Type.String({ default: 'bridge:redeem' }),
+        /** Audience of that service token. */
+        audience: Type.String({ default: 'tessera-services' }),
+        /** Bounded wait for the session to reach COMPLETED. */
+        waitSeconds: Type.Integer({ minimum: 0, maximum: 60, default: 10 }),
+        timeoutSeconds: Type.Integer({ minimum: 1, default: 5 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
+    dpop: Type.Object({ enabled: Type.Boolean({ default: false }) }, { default: {}, additionalProperties: false }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
+export type TokenServiceConfig = Static<typeof TokenServiceConfigSchema>;
+export type ClientConfig = Static<typeof ClientConfigSchema>;

@@ -1,0 +1,25 @@
+import type { Clock, Platform, UpstreamOidcClient } from '@tessera/platform';
+import type { IdentityStore } from '@tessera/identity';
+import type { TokenServiceConfig } from './config.js';
+import type { ClientRegistry } from './clients/client-registry.js';
+import type { ClientSecretVerifier } from './clients/client-secret.js';
+import type { TokenSigner } from './tokens/token-signer.js';
+import type { WalletSessionRedeemer } from './wallet/bridge-client.js';
+
+/** What the token service's commands and routes share. Built once by `createTokenService`. */
+export interface TokenServiceContext {
+  platform: Platform;
+  config: TokenServiceConfig;
+  clock: Clock;
+  clients: ClientRegistry;
+  secrets: ClientSecretVerifier;
+  signer: TokenSigner;
+  identities: IdentityStore;
+  upstream: UpstreamOidcClient | null;
+  wallet: WalletSessionRedeemer | null;
+  /** The deployment's service claim (000 §2.9: the service claim and scope). */
+  serviceClaim: string;
+  /** `urn:<vendor>:oid4vp:vp` (000 §2.3). */
+  walletAcr: string;
+  issuerFor(tenantId: string): string;
+}

@@ -1,0 +1,90 @@
+import formbody from '@fastify/formbody';
+import { UpstreamOidcClient, type JobDefinition, type Platform, type RoleApp } from '@tessera/platform';
+import type { IdentityStore } from '@tessera/identity';
+import type { TokenServiceConfig } from './config.js';
+import type { TokenServiceContext } from './context.js';
+import { ClientRegistry } from './clients/client-registry.js';
+import { ClientSecretVerifier } from './clients/client-secret.js';
+import { TokenSigner } from './tokens/token-signer.js';
+import { HttpBridgeClient, type WalletSessionRedeemer } from './wallet/bridge-client.js';
+import { registerDiscoveryRoutes } from './http/routes/discovery.js';
+import { registerAuthorizeRoutes } from './http/routes/authorize.js';
+import { registerTokenRoutes } from './http/routes/token.js';
+import { registerInternalRoutes } from './http/routes/internal.js';
+import { grantStore } from './storage/grant-store.js';
+import { ServiceTokenMinter } from './tokens/service-token.js';
+
+export interface CreateTokenServiceOptions {
+  identities: IdentityStore;
+  /** Override the bridge client (tests, or an in-process bridge). */
+  wallet?: WalletSessionRedeemer | null;
+  upstream?: UpstreamOidcClient | null;
+}
+
+/** Builds the token service's context from configuration; fails with a message naming the bad key. */
+export function createTokenService(platform: Platform, config: TokenServiceConfig, options: CreateTokenServiceOptions): TokenServiceContext {
+  const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant);
+  const signer = new TokenSigner(platform.keys);
+  const issuerFor = (tenantId: string) => (config.tenantIssuers[tenantId] ?? config.issuer).replace(/\/$/, '');
+  const up = config.upstream;
+  const upstream =
+    options.upstream !== undefined
+      ? options.upstream
+      : up.issuer && up.clientId && up.clientSecret
+        ? new UpstreamOidcClient({ issuer: up.issuer, clientId: up.clientId, clientSecret: up.clientSecret, scopes: up.scopes, timeoutSeconds: up.timeoutSeconds })
+        : null;
+  const minter = new ServiceTokenMinter(signer, platform.clock, issuerFor);
+  const wallet =
+    options.wallet !== undefined
+      ? options.wallet
+      : new HttpBridgeClient({
+          url: config.bridge.url.replace(/\/$/, ''),
+          timeoutSeconds: config.bridge.timeoutSeconds,
+          serviceToken: (tenantId) => minter.token(tenantId, { audience: config.bridge.audience, scope: config.bridge.redeemScope }),
+        });
+  return {
+    platform,
+    config,
+    clock: platform.clock,
+    clients,
+    secrets: new ClientSecretVerifier(config.clientSecretCacheSeconds),
+    signer,
+    identities: options.identities,
+    upstream,
+    wallet,
+    serviceClaim: platform.config.deployment.serviceClaim,
+    walletAcr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
+    issuerFor,
+  };
+}
+
+/**
+ * Registers the OAuth 2.0 / OIDC endpoints on a role app (000 §4.4). Both token ports serve them (internal 8080
+ * for the portal and relying parties inside the deployment, external 8092 behind the public gateway).
+ */
+export async function registerTokenServiceRoutes(app: RoleApp, ctx: TokenServiceContext, options: { internal: boolean } = { internal: true }): Promise<void> {
+  await app.register(formbody);
+  registerDiscoveryRoutes(app, ctx);
+  registerAuthorizeRoutes(app, ctx);
+  registerTokenRoutes(app, ctx);
+  if (options.internal) registerInternalRoutes(app, ctx);
+}
+
+/** Signing keys exist before the first request, for every tenant served (so the key set is never empty). */
+export async function prepareTokenService(ctx: TokenServiceContext): Promise<void> {
+  for (const tenant of ctx.platform.tenants.list()) await ctx.signer.ensureKey(tenant.id);
+}
+
+/** Removes expired codes, login transactions, refresh tokens, revocation records and grants, every 15 minutes. */
+export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
+  return {
+    name: 'token-service.grants.purge',
+    intervalSeconds: 900,
+    critical: false,
+    run: async () => {
+      for (const tenant of ctx.platform.tenants.list()) {
+        await ctx.platform.db.withTenant(tenant.id, (sql) => grantStore.purgeExpired(sql, ctx.clock.now()));
+      }
+    },
+  };
+}

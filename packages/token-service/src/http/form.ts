@@ -1,0 +1,19 @@
+import { oauthError } from '../domain/oauth-error.js';
+
+/**
+ * Form parameters of the token, introspection and revocation endpoints. A parameter sent more than once is an
+ * invalid_request (RFC 6749 §3.2: parameters MUST NOT be included more than once).
+ */
+export function formParams(body: unknown): Record<string, string> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
+    if (Array.isArray(v)) throw oauthError('invalid_request', `${k} is repeated.`);
+    if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+/** Security headers of every token response (RFC 6749 §5.1). */
+export const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };

@@ -1,0 +1,48 @@
+import type { RoleApp } from '@tessera/platform';
+import type { TokenServiceContext } from '../../context.js';
+
+/**
+ * Discovery (000 §4.4): the same document at both well-known paths, every member the spec lists with its values,
+ * plus the standard members our server implements (RFC 8414, RFC 9207, RFC 9449 when DPoP is on).
+ */
+export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): Record<string, unknown> {
+  const issuer = ctx.issuerFor(tenantId);
+  const doc: Record<string, unknown> = {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    introspection_endpoint: `${issuer}/introspect`,
+    revocation_endpoint: `${issuer}/revoke`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    userinfo_endpoint: `${issuer}/userinfo`,
+    response_types_supported: ['code'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    code_challenge_methods_supported: ['S256'],
+    scopes_supported: ['openid', 'profile', 'email', ctx.serviceClaim, 'offline_access'],
+    response_modes_supported: ['query'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'acr', 'amr', 'sid', 'name', 'given_name', 'family_name', 'email', 'email_verified', 'eduperson_principal_name', ctx.serviceClaim],
+    acr_values_supported: [ctx.walletAcr, ctx.config.upstream.defaultAcr],
+    authorization_response_iss_parameter_supported: true,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+  };
+  if (ctx.config.dpop.enabled) doc.dpop_signing_alg_values_supported = ['ES256', 'ES384'];
+  return doc;
+}
+
+export function registerDiscoveryRoutes(app: RoleApp, ctx: TokenServiceContext): void {
+  const config = { family: 'oauth' as const, auth: 'none' as const };
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
+    app.get(path, { config, schema: { tags: ['discovery'] } }, async (request, reply) =>
+      reply.header('cache-control', 'public, max-age=300').send(discoveryDocument(ctx, request.state.tenantId!)),
+    );
+  }
+  app.get('/.well-known/jwks.json', { config, schema: { tags: ['discovery'] } }, async (request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(await ctx.signer.jwks(request.state.tenantId!)),
+  );
+}

@@ -1,0 +1,101 @@
+import type { FastifyRequest } from 'fastify';
+import { Oauth2ServerErrorResponseError } from '@openid4vc/oauth2';
+import { commandContext, type RoleApp } from '@tessera/platform';
+import type { TokenServiceContext } from '../../context.js';
+import { authenticateClient } from '../../clients/authenticate-client.js';
+import { exchangeAuthorizationCode } from '../../commands/exchange-authorization-code.js';
+import { refreshAccessToken } from '../../commands/refresh-access-token.js';
+import { issueClientCredentialsToken } from '../../commands/issue-client-credentials-token.js';
+import { introspectToken } from '../../commands/introspect-token.js';
+import { revokeToken } from '../../commands/revoke-token.js';
+import { getUserinfo } from '../../commands/get-userinfo.js';
+import { oauthError, isOAuthErrorCode } from '../../domain/oauth-error.js';
+import { formParams, NO_STORE } from '../form.js';
+
+/** The rate-limit key of an OAuth client: its client_id, from the Basic header or the form. */
+function clientKey(request: FastifyRequest): string | undefined {
+  const auth = request.headers.authorization;
+  if (auth && /^basic /i.test(auth)) {
+    const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+    return `client:${raw.slice(0, Math.max(0, raw.indexOf(':'))).slice(0, 200)}`;
+  }
+  const id = (request.body as Record<string, unknown> | undefined)?.client_id;
+  return typeof id === 'string' ? `client:${id.slice(0, 200)}` : undefined;
+}
+
+/** Parses the grant with @openid4vc/oauth2 (authorization_code, refresh_token); client_credentials is ours. */
+function parseGrant(ctx: TokenServiceContext, tenantId: string, request: FastifyRequest, form: Record<string, string>) {
+  if (form.grant_type === 'client_credentials') return { grantType: 'client_credentials' as const };
+  try {
+    const parsed = ctx.signer.oauth2For(tenantId).parseAccessTokenRequest({
+      request: { method: 'POST', url: request.url, headers: new Headers(request.headers as Record<string, string>) },
+      accessTokenRequest: form,
+    });
+    if (parsed.grant.grantType === 'authorization_code') return { grantType: 'authorization_code' as const, code: parsed.grant.code };
+    if (parsed.grant.grantType === 'refresh_token') return { grantType: 'refresh_token' as const, refreshToken: parsed.grant.refreshToken };
+  } catch (error) {
+    if (error instanceof Oauth2ServerErrorResponseError) {
+      const code = error.errorResponse.error;
+      throw oauthError(isOAuthErrorCode(code) ? code : 'invalid_request', code === 'unsupported_grant_type' ? 'The grant type is not supported.' : 'The token request is malformed.');
+    }
+    throw error;
+  }
+  throw oauthError('unsupported_grant_type', 'The grant type is not supported.');
+}
+
+export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): void {
+  const exchange = exchangeAuthorizationCode(ctx);
+  const refresh = refreshAccessToken(ctx);
+  const clientCredentials = issueClientCredentialsToken(ctx);
+  const introspect = introspectToken(ctx);
+  const revoke = revokeToken(ctx);
+  const userinfo = getUserinfo(ctx);
+  const run = ctx.platform.commands;
+  const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: clientKey };
+
+  const authenticated = async (request: FastifyRequest, form: Record<string, string>, allowPublic: boolean) => {
+    const tenantId = request.state.tenantId!;
+    const { client } = await authenticateClient(ctx.clients, ctx.secrets, tenantId, { authorization: request.headers.authorization, body: form }, { allowPublic });
+    const cmd = commandContext(request);
+    return { client, cmd: { ...cmd, principal: { id: client.clientId, kind: 'client' as const, tenantId, roles: [], scopes: [], clientId: client.clientId, issuer: null } } };
+  };
+
+  app.post('/token', { config, schema: { tags: ['token'] } }, async (request, reply) => {
+    reply.headers(NO_STORE);
+    const form = formParams(request.body);
+    const grant = parseGrant(ctx, request.state.tenantId!, request, form);
+    const { client, cmd } = await authenticated(request, form, grant.grantType === 'authorization_code');
+    if (grant.grantType === 'authorization_code') {
+      return run.execute(exchange, cmd, { client, code: grant.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
+    }
+    if (grant.grantType === 'refresh_token') return run.execute(refresh, cmd, { client, refreshToken: grant.refreshToken, scope: form.scope });
+    return run.execute(clientCredentials, cmd, { client, scope: form.scope });
+  });
+
+  app.post('/introspect', { config, schema: { tags: ['token'] } }, async (request, reply) => {
+    reply.headers(NO_STORE);
+    const form = formParams(request.body);
+    if (!form.token) throw oauthError('invalid_request', 'token is required.');
+    const { client, cmd } = await authenticated(request, form, false);
+    return run.execute(introspect, cmd, { client, token: form.token, hint: form.token_type_hint });
+  });
+
+  app.post('/revoke', { config, schema: { tags: ['token'] } }, async (request, reply) => {
+    reply.headers(NO_STORE);
+    const form = formParams(request.body);
+    if (!form.token) throw oauthError('invalid_request', 'token is required.');
+    const { client, cmd } = await authenticated(request, form, false);
+    await run.execute(revoke, cmd, { client, token: form.token, hint: form.token_type_hint });
+    return reply.code(200).send();
+  });
+
+  const userinfoHandler = async (request: FastifyRequest) => {
+    const auth = request.headers.authorization;
+    const fromBody = typeof (request.body as Record<string, unknown> | undefined)?.access_token === 'string' ? String((request.body as Record<string, unknown>).access_token) : undefined;
+    const token = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : fromBody;
+    if (!token) throw oauthError('invalid_token', 'An access token is required.', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+    return run.execute(userinfo, commandContext(request), { accessToken: token });
+  };
+  app.get('/userinfo', { config: { family: 'oauth', auth: 'none' }, schema: { tags: ['userinfo'] } }, userinfoHandler);
+  app.post('/userinfo', { config: { family: 'oauth', auth: 'none' }, schema: { tags: ['userinfo'] } }, userinfoHandler);
+}

@@ -1,0 +1,8 @@
+export * from './config.js';
+export * from './context.js';
+export * from './migrations.js';
+export * from './create-token-service.js';
+export type { WalletSessionRedeemer, RedeemOutcome, WalletLoginResult } from './wallet/bridge-client.js';
+export { signingKeyAlias } from './tokens/token-signer.js';
+export { parseStoredSecret } from './clients/client-secret.js';
+export { PORTAL_CHECK_SCOPE, type AuthorizationRequestVerdict } from './commands/check-authorization-request.js';
