@@ -2,9 +2,20 @@ import type { Scenario } from '../lib/types.js';
 import { bareRoute } from './bare-route.js';
 import { platformPublicRoute } from './platform-public-route.js';
 import { rs256Sign } from './rs256-sign.js';
+import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
+import { oidcProviderCodeExchange, oidcProviderRefresh, tokenCodeExchange, tokenRefresh } from './token-service.js';
 
 /**
  * Every scenario of `npm run bench`, in run order (a baseline is moved before its users when needed). A new
  * scenario is one file in this folder plus one line here; see bench/README.md.
  */
-export const scenarios: readonly Scenario[] = [bareRoute, platformPublicRoute, rs256Sign];
+export const scenarios: readonly Scenario[] = [
+  bareRoute,
+  platformPublicRoute,
+  rs256Sign,
+  tokenCodeExchange,
+  oidcProviderCodeExchange,
+  tokenRefresh,
+  oidcProviderRefresh,
+  ...bridgeScenarios,
+];

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox';
 import { PlatformConfigSchema, loadConfig, PLATFORM_ENV, type LoadConfigOptions } from '@tessera/platform';
 import { TokenServiceConfigSchema } from '@tessera/token-service';
 import { IdentityConfigSchema, IDENTITY_ENV } from '@tessera/identity';
+import { BridgeConfigSchema } from '@tessera/bridge';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -12,6 +13,7 @@ export const ServerConfigSchema = Type.Object(
     ...PlatformConfigSchema.properties,
     tokenService: TokenServiceConfigSchema,
     identity: IdentityConfigSchema,
+    bridge: BridgeConfigSchema,
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */

@@ -1,6 +1,7 @@
 import type { Platform } from '@tessera/platform';
 import { PostgresIdentityStore, bindingRetentionJob, type IdentityStore } from '@tessera/identity';
 import { createTokenService, prepareTokenService, grantPurgeJob, type TokenServiceContext } from '@tessera/token-service';
+import { createBridgeServices, bridgeJobs, type BridgeServices } from '@tessera/bridge';
 import type { ServerConfig } from './config.js';
 
 /**
@@ -10,6 +11,7 @@ import type { ServerConfig } from './config.js';
 export class Contexts {
   private identityStore: IdentityStore | undefined;
   private tokenService: Promise<TokenServiceContext> | undefined;
+  private bridgeServices: BridgeServices | undefined;
 
   constructor(
     private readonly platform: Platform,
@@ -27,6 +29,14 @@ export class Contexts {
       serviceClaim: this.config.deployment.serviceClaim,
     });
     return this.identityStore;
+  }
+
+  bridge(): BridgeServices {
+    if (!this.bridgeServices) {
+      this.bridgeServices = createBridgeServices(this.platform, { config: this.config.bridge, identities: this.identities() });
+      for (const job of bridgeJobs(this.bridgeServices)) this.platform.jobs.register(job);
+    }
+    return this.bridgeServices;
   }
 
   token(): Promise<TokenServiceContext> {

@@ -1,0 +1,11 @@
+import type { Scenario } from '../../../bench/lib/types.js';
+import { bridgeCreateSession } from './create-session.js';
+import { es256Verify } from './es256-verify.js';
+import { bridgeVerifyPresentation } from './verify-presentation.js';
+
+/**
+ * The bridge's benchmark scenarios, for bench/scenarios/index.ts:
+ *   import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
+ *   export const scenarios = [bareRoute, platformPublicRoute, rs256Sign, ...bridgeScenarios];
+ */
+export const bridgeScenarios: readonly Scenario[] = [es256Verify, bridgeVerifyPresentation, bridgeCreateSession];

@@ -1,0 +1,41 @@
+import type { BridgeServices } from '../services.js';
+import type { PresentationSession } from '../domain/session.js';
+
+/**
+ * The bridge's own audit events (000 §6), correlated by the user flow (the oauthSessionId, else the session id),
+ * never with personal data: ids, check names and reason texts that name what failed, not what was presented.
+ */
+export async function auditSessionFailed(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  failure: { check: string; reason: string },
+): Promise<void> {
+  await services.platform.audit.append({
+    tenantId,
+    type: 'session_failed',
+    result: 'failure',
+    correlationId: session.correlationId,
+    businessIds: { sessionId: session.id },
+    details: { check: failure.check, reason: failure.reason, queryId: session.queryId },
+    occurredAt: services.clock.now(),
+  });
+}
+
+export async function auditSessionEvent(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  type: 'session_verified' | 'session_completed' | 'binding_created',
+  details: Record<string, unknown>,
+): Promise<void> {
+  await services.platform.audit.append({
+    tenantId,
+    type,
+    result: 'success',
+    correlationId: session.correlationId,
+    businessIds: { sessionId: session.id },
+    details,
+    occurredAt: services.clock.now(),
+  });
+}

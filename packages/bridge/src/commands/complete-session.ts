@@ -1,0 +1,125 @@
+import { defineCommand, isAppError } from '@tessera/platform';
+import { IDV_STEPS, REASONS, reconcile, type Plan } from '../domain/resolution/plan.js';
+import type { CompletionResult, IdvRequiredResult, PresentationSession } from '../domain/session.js';
+import type { BridgeServices } from '../services.js';
+import { sessionStore } from '../storage/session-store.js';
+import { withSavepoint } from '../storage/savepoint.js';
+import { auditSessionEvent } from './audit-events.js';
+import { completionResult, presentedClaimsOf, sealResult, storedResultOf } from './completion.js';
+import { invalidSessionState, sessionExpired } from './errors.js';
+import { readSession } from './read-session.js';
+
+/**
+ * POST /auth/oid4vp/sessions/{sessionId}/complete (000 §4.1, §2.3). On VERIFIED the plan decided at verification
+ * is carried out in one unit of work with the identity store:
+ * - USE_EXISTING_BINDING: 200, claimSource CANONICAL_BINDING; the session moves to COMPLETED;
+ * - AUTO_MATCH_BY_ATTRIBUTE: the holder key is bound to the matched identity (binding_created), 200, claimSource
+ *   ATTRIBUTE_MATCH, COMPLETED;
+ * - RECONCILE_VIA_IDV (or a binding that no longer holds): 202 idvRequired, the session moves to IDV_REQUIRED.
+ * Called again: COMPLETED answers 200 with the same result, IDV_REQUIRED answers 202 again. Before VERIFIED (or
+ * after ERROR) 409 invalid_session_state. A VERIFIED or IDV_REQUIRED session is completable until its expiry.
+ */
+export type CompleteSessionOutput = { status: 200; body: CompletionResult } | { status: 202; body: IdvRequiredResult };
+
+const IDV_REQUIRED: IdvRequiredResult = { idvRequired: true, idvMethod: 'oidc', idvSteps: [...IDV_STEPS] };
+
+export const completeSession = (services: BridgeServices) =>
+  defineCommand<{ sessionId: string }, CompleteSessionOutput>({
+    id: 'bridge.sessions.complete',
+    access: 'write',
+    requiredScope: services.config.sessionClientsScope,
+    businessIds: (input, output): Record<string, string> => ({
+      sessionId: input.sessionId,
+      ...(output ? { outcome: String(output.status) } : {}),
+    }),
+    async run(ctx, { sessionId }) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const session = await readSession(services, ctx.tenantId, { id: sessionId });
+        switch (session.status) {
+          case 'COMPLETED':
+            return { status: 200, body: await storedResultOf(services, ctx.tenantId, session) };
+          case 'EXPIRED':
+            throw sessionExpired();
+          case 'IDV_REQUIRED':
+            if (services.clock.now() >= session.expiresAt) throw sessionExpired();
+            return { status: 202, body: IDV_REQUIRED };
+          case 'VERIFIED': {
+            if (services.clock.now() >= session.expiresAt) throw sessionExpired();
+            const done = await carryOutPlan(services, ctx.tenantId, session);
+            if (done) return done;
+            continue; // another request moved the session first: answer from its new state
+          }
+          default:
+            throw invalidSessionState(`The session is ${session.status}; it can be completed once VERIFIED.`);
+        }
+      }
+      throw invalidSessionState('The session is being completed by another request.');
+    },
+  });
+
+async function carryOutPlan(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+): Promise<CompleteSessionOutput | null> {
+  const now = services.clock.now();
+  const presented = await presentedClaimsOf(services, tenantId, session);
+  const outcome = await services.platform.db.withTenant(tenantId, async (sql) => {
+    const unit = { tenantId, sql };
+    let plan: Plan = {
+      type: session.planType!,
+      identityId: session.planIdentityId,
+      idvRequired: session.idvRequired,
+      reason: session.idvReason,
+    };
+    let identity = plan.identityId ? await services.identities.get(unit, plan.identityId) : null;
+    if (plan.type !== 'RECONCILE_VIA_IDV' && !identity) plan = reconcile(REASONS.boundIdentityGone);
+    let bound = false;
+    if (plan.type === 'AUTO_MATCH_BY_ATTRIBUTE' && identity) {
+      try {
+        await withSavepoint(sql, 'bind_wallet', () =>
+          services.identities.bindWallet(unit, identity!.internalIdentityId, session.holderKey!),
+        );
+        bound = true;
+      } catch (error) {
+        if (!isAppError(error) || error.code !== 'conflict') throw error;
+        plan = reconcile(REASONS.bindingConflict);
+        identity = null;
+      }
+    }
+    if (plan.type === 'RECONCILE_VIA_IDV' || !identity) {
+      const moved = await sessionStore.transition(sql, session.id, ['VERIFIED'], 'IDV_REQUIRED', now, {
+        planType: 'RECONCILE_VIA_IDV',
+        planIdentityId: null,
+        idvRequired: true,
+        idvReason: plan.reason,
+      });
+      return moved ? ({ kind: 'idv', moved } as const) : null;
+    }
+    const result = completionResult(
+      services,
+      session,
+      presented,
+      identity,
+      plan.type === 'USE_EXISTING_BINDING' ? 'CANONICAL_BINDING' : 'ATTRIBUTE_MATCH',
+      false,
+    );
+    const moved = await sessionStore.transition(sql, session.id, ['VERIFIED'], 'COMPLETED', now, {
+      resultSealed: await sealResult(services, tenantId, session.id, result, sql),
+      completedAt: now,
+    });
+    return moved ? ({ kind: 'completed', moved, result, bound, plan } as const) : null;
+  });
+  if (!outcome) return null;
+  if (outcome.kind === 'idv') return { status: 202, body: IDV_REQUIRED };
+  if (outcome.bound)
+    await auditSessionEvent(services, tenantId, outcome.moved, 'binding_created', {
+      identityId: outcome.result.userId,
+      planType: outcome.plan.type,
+    });
+  await auditSessionEvent(services, tenantId, outcome.moved, 'session_completed', {
+    planType: outcome.plan.type,
+    claimSource: outcome.result.claimSource,
+  });
+  return { status: 200, body: outcome.result };
+}

@@ -1,0 +1,244 @@
+import type { JWK } from 'jose';
+import { parseOpenid4vpAuthorizationResponse } from '@openid4vc/openid4vp';
+import { defineCommand, invalidRequest, isAppError } from '@tessera/platform';
+import { decryptResponse } from '../crypto/response-encryption.js';
+import { sessionAad } from '../crypto/sealing.js';
+import { holderKeyOf } from '../domain/resolution/holder-key.js';
+import { resolvePlan, type AutoMatchAttribute } from '../domain/resolution/plan.js';
+import type { PresentationSession } from '../domain/session.js';
+import { fail, type CheckResult } from '../domain/verification/check.js';
+import { decodeJws, isObjectValue } from '../domain/verification/jws.js';
+import { verifyPresentation } from '../domain/verification/verify-presentation.js';
+import type { BridgeServices } from '../services.js';
+import { replayIndex } from '../storage/replay-index.js';
+import { sessionStore } from '../storage/session-store.js';
+import { auditSessionEvent, auditSessionFailed } from './audit-events.js';
+import { sessionExpired } from './errors.js';
+import { readSession } from './read-session.js';
+
+/**
+ * POST /auth/oid4vp/responses/{id}: the wallet's authorization response (OID4VP §8.2 direct_post, §8.3
+ * direct_post.jwt). A response in the shape of the session's response mode spends the nonce at once
+ * (INTERACTION_STARTED → VERIFYING, one conditional update: a second POST, concurrent or later, is refused with 400
+ * and moves nothing; OID4VP §13.3, security checklist). Then every check runs (domain/verification) and the session
+ * moves to VERIFIED, with the reconciliation plan decided (000 §3.1), or to ERROR naming the failed check. The
+ * digests of an accepted response enter the replay index in the same unit of work. Never a redirect (§14.8).
+ */
+export interface ReceiveResponseInput {
+  requestId: string;
+  body: Record<string, string>;
+}
+
+const WALLET_ERROR = /^[A-Za-z0-9_.-]{1,64}$/;
+const ATTRIBUTE_CLAIM = (serviceClaim: string): Record<AutoMatchAttribute, string> => ({
+  SERVICE_ID: serviceClaim,
+  EPPN: 'eduperson_principal_name',
+});
+
+const notAccepted = () => invalidRequest('The presentation was not accepted.');
+
+export const receiveResponse = (services: BridgeServices) =>
+  defineCommand<ReceiveResponseInput, { accepted: true }>({
+    id: 'bridge.responses.receive',
+    access: 'public',
+    audit: 'self',
+    async run(ctx, { requestId, body }) {
+      const session = await readSession(services, ctx.tenantId, { requestId });
+      if (session.status === 'EXPIRED') throw sessionExpired();
+      if (session.status !== 'INTERACTION_STARTED')
+        throw invalidRequest('The response endpoint accepts one response per request, after the request was fetched.');
+      const jwtMode = session.responseMode === 'direct_post.jwt';
+      // OID4VP §8.5: an error response carries no presentation; it is accepted in the clear in either mode.
+      const walletError = body.error !== undefined && body.vp_token === undefined && body.response === undefined;
+      if (jwtMode && !walletError && typeof body.response !== 'string')
+        throw invalidRequest('A direct_post.jwt response carries the response parameter.', 'response');
+      if (!jwtMode && body.vp_token === undefined && body.error === undefined)
+        throw invalidRequest('A direct_post response carries vp_token or error.', 'vp_token');
+
+      const started = await services.platform.db.withTenant(ctx.tenantId, (sql) =>
+        sessionStore.transition(sql, session.id, ['INTERACTION_STARTED'], 'VERIFYING', services.clock.now()),
+      );
+      if (!started) throw invalidRequest('The response endpoint accepts one response per request.');
+
+      const outcome = await verifyResponse(services, ctx.tenantId, started, body);
+      if (!outcome.ok) {
+        await finishWithError(services, ctx.tenantId, started, outcome.checks, outcome.failure);
+        if (outcome.failure.check === 'wallet_error') return { accepted: true };
+        throw notAccepted();
+      }
+      return finishVerified(services, ctx.tenantId, started, outcome);
+    },
+  });
+
+type ResponseOutcome =
+  | { ok: false; checks: CheckResult[]; failure: CheckResult }
+  | { ok: true; checks: CheckResult[]; credentials: Awaited<ReturnType<typeof verifyPresentation>> & { ok: true } };
+
+async function verifyResponse(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  body: Record<string, string>,
+): Promise<ResponseOutcome> {
+  const jwtMode = session.responseMode === 'direct_post.jwt' && body.response !== undefined;
+  let payload: Record<string, unknown> = body;
+  const privateJwk = jwtMode
+    ? await services.sealer.openJson<JWK>(session.responseKeySealed!, sessionAad(tenantId, session.id, 'response_key'))
+    : null;
+  if (privateJwk) {
+    const plaintext = await decryptResponse(body.response!, privateJwk);
+    const decoded = plaintext === null ? null : parseObject(plaintext);
+    if (!decoded) return failed(fail('decryption', "the response is not a JWE this session's key decrypts"));
+    payload = decoded;
+  }
+  // OID4VP §8.5: an error response from the wallet ends the session.
+  if (payload.error !== undefined) {
+    const code =
+      typeof payload.error === 'string' && WALLET_ERROR.test(payload.error) ? payload.error : 'unknown_error';
+    return failed(fail('wallet_error', `the wallet answered ${code}`));
+  }
+  if (payload.state !== session.state)
+    return failed(fail('response', 'the response state is not the state of this request'));
+
+  const requestPayload = decodeJws(session.requestObject)!.payload;
+  let vpToken: unknown;
+  try {
+    // The library's callbacks are passed explicitly (dependencies.md): it decrypts again with the same key and
+    // validates the response against the request (state, response mode, the vp_token shape of DCQL).
+    const parsed = await parseOpenid4vpAuthorizationResponse({
+      authorizationResponse: body,
+      authorizationRequestPayload: requestPayload as never,
+      callbacks: {
+        decryptJwe: async (jwe) => {
+          if (!privateJwk) return { decrypted: false };
+          const plaintext = await decryptResponse(jwe, privateJwk);
+          return plaintext === null
+            ? { decrypted: false }
+            : { decrypted: true, decryptionJwk: privateJwk as never, payload: plaintext };
+        },
+        verifyJwt: async () => ({ verified: false }),
+      },
+    });
+    if (parsed.type !== 'dcql') return failed(fail('response', 'the response is not a DCQL response'));
+    vpToken = parsed.dcql.presentations;
+  } catch {
+    return failed(fail('response', 'the authorization response is malformed'));
+  }
+
+  const query = services.queries.get(session.queryId);
+  if (!query) return failed(fail('dcql', 'the query of this session is no longer configured'));
+  const result = await verifyPresentation(
+    {
+      vpToken,
+      query,
+      clientId: session.verifierClientId,
+      nonce: session.nonce,
+      now: services.clock.now(),
+      kbJwtMaxAgeSeconds: services.config.kbJwtMaxAgeSeconds,
+      clockSkewSeconds: services.config.clockSkewSeconds,
+    },
+    {
+      status: services.status,
+      usedDigests: (digests) => services.platform.db.withPlatform((sql) => replayIndex.findUsed(sql, digests)),
+    },
+  );
+  if (!result.ok) return { ok: false, checks: result.checks, failure: result.failure };
+  return { ok: true, checks: result.checks, credentials: result };
+}
+
+const failed = (failure: CheckResult): ResponseOutcome => ({ ok: false, checks: [failure], failure });
+
+function parseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return isObjectValue(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+async function finishWithError(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  checks: CheckResult[],
+  failure: CheckResult,
+): Promise<void> {
+  const record = { check: failure.check, reason: failure.reason ?? 'failed' };
+  const moved = await services.platform.db.withTenant(tenantId, (sql) =>
+    sessionStore.transition(sql, session.id, ['VERIFYING'], 'ERROR', services.clock.now(), { checks, failure: record }),
+  );
+  if (moved) await auditSessionFailed(services, tenantId, moved, record);
+  services.platform.logger.info({ session_id: session.id, check: failure.check }, 'presentation refused');
+}
+
+async function finishVerified(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  outcome: Extract<ResponseOutcome, { ok: true }>,
+): Promise<{ accepted: true }> {
+  const { config, identities } = services;
+  const verified = outcome.credentials;
+  const holderKey = await holderKeyOf(
+    verified.credentials[0]!,
+    config.identityResolution.holderKeyStrategy,
+    config.identityResolution.subjectClaim,
+  );
+  if (!holderKey) {
+    const failure = fail(
+      'holder_binding',
+      `the credential has no ${config.identityResolution.subjectClaim} claim to key the holder on`,
+    );
+    await finishWithError(services, tenantId, session, [...outcome.checks, failure], failure);
+    throw notAccepted();
+  }
+  const attributeClaims = ATTRIBUTE_CLAIM(services.serviceClaim);
+  const now = services.clock.now();
+  const presentedSealed = await services.sealer.sealJson(
+    verified.claims,
+    sessionAad(tenantId, session.id, 'presented'),
+  );
+  let moved: PresentationSession | null;
+  try {
+    moved = await services.platform.db.withTenant(tenantId, async (sql) => {
+      const unit = { tenantId, sql };
+      const plan = await resolvePlan({
+        holderKey,
+        forceReconciliation: session.forceReconciliation,
+        autoMatch: config.identityResolution.autoMatchAttributes,
+        attributes: {
+          SERVICE_ID: verified.claims[attributeClaims.SERVICE_ID],
+          EPPN: verified.claims[attributeClaims.EPPN],
+        },
+        lookup: {
+          byHolderKey: (key) => identities.findByHolderKey(unit, key),
+          byIdentifier: (type, value) => identities.findByIdentifier(unit, type, value),
+        },
+      });
+      await replayIndex.record(sql, verified.digests, now);
+      return sessionStore.transition(sql, session.id, ['VERIFYING'], 'VERIFIED', now, {
+        checks: outcome.checks,
+        holderKey,
+        planType: plan.type,
+        planIdentityId: plan.identityId,
+        idvRequired: plan.idvRequired,
+        idvReason: plan.reason,
+        presentedSealed,
+        verifiedAt: now,
+      });
+    });
+  } catch (error) {
+    // Another session accepted the same presentation between our replay check and this unit of work.
+    if (!isAppError(error) || error.code !== 'already_exists') throw error;
+    const failure = fail('replay', 'a presentation of this response was accepted by another session');
+    await finishWithError(services, tenantId, session, [...outcome.checks, failure], failure);
+    throw notAccepted();
+  }
+  if (!moved) throw sessionExpired('The session expired while the presentation was verified.');
+  await auditSessionEvent(services, tenantId, moved, 'session_verified', {
+    planType: moved.planType,
+    queryId: moved.queryId,
+  });
+  return { accepted: true };
+}

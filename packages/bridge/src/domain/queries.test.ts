@@ -1,0 +1,142 @@
+import { DcqlQuery } from 'dcql';
+import { describe, expect, it } from 'vitest';
+import { BridgeConfigSchema } from '../config.js';
+import { loadConfig } from '@tessera/platform';
+import { normalizeQuery, parseClaimPath, resolveQueries, toDcqlQuery, WALLET_LOGIN_QUERY_ID } from './queries.js';
+
+const config = (bridge: Record<string, unknown> = {}) => loadConfig(BridgeConfigSchema, { env: {}, overrides: bridge });
+
+describe('presentation queries (000 §2.2)', () => {
+  it('reads the JSONPath subset of claims into DCQL paths', () => {
+    expect(parseClaimPath('$.credentialSubject.email')).toEqual(['credentialSubject', 'email']);
+    expect(parseClaimPath("$['address']['street_address']")).toEqual(['address', 'street_address']);
+    expect(parseClaimPath('$.nationalities[0]')).toEqual(['nationalities', 0]);
+    expect(parseClaimPath('$.degrees[*].type')).toEqual(['degrees', null, 'type']);
+    for (const bad of ['email', '$', '$..email', '$.a[?(@.x)]', '$[0]']) expect(parseClaimPath(bad)).toBeNull();
+  });
+
+  it('builds the reference query wallet-login with the deployment service claim', () => {
+    const queries = resolveQueries(config({ walletLogin: { trustedIssuers: ['did:jwk:eyJ4IjoiMSJ9'] } }), 'campus_id');
+    const login = queries.get(WALLET_LOGIN_QUERY_ID)!;
+    const claims = login.credentials[0]!.claims.map((c) => [c.name, c.required]);
+    expect(claims).toEqual([
+      ['campus_id', true],
+      ['eduperson_principal_name', true],
+      ['email', false],
+      ['given_name', false],
+      ['family_name', false],
+    ]);
+    expect(login.credentials[0]!.format).toBe('dc+sd-jwt');
+    expect(login.credentials[0]!.trustedIssuers).toEqual([{ kind: 'did', value: 'did:jwk:eyJ4IjoiMSJ9' }]);
+  });
+
+  it('accepts jwt_vc as jwt_vc_json and credentialSubject paths', () => {
+    const q = normalizeQuery(
+      'degree',
+      {
+        credentials: [
+          {
+            id: 'degree',
+            format: 'jwt_vc',
+            type: 'UniversityDegreeCredential',
+            claims: [{ path: '$.credentialSubject.email', required: true }],
+            trusted_issuers: [{ kind: 'did', value: 'did:key:z6Mk' }],
+          },
+        ],
+      },
+      'bridge.queries.degree',
+    );
+    expect(q.credentials[0]).toMatchObject({
+      format: 'jwt_vc_json',
+      claims: [{ name: 'email', path: ['credentialSubject', 'email'] }],
+    });
+  });
+
+  it('reads plain trusted-issuer strings by shape and refuses anything else', () => {
+    const make = (issuer: string) =>
+      normalizeQuery(
+        'q',
+        {
+          credentials: [
+            {
+              id: 'c',
+              format: 'dc+sd-jwt',
+              type: 't',
+              claims: [{ path: '$.a', required: true }],
+              trusted_issuers: [issuer],
+            },
+          ],
+        },
+        'bridge.queries.q',
+      );
+    expect(make('did:key:z6Mkabc').credentials[0]!.trustedIssuers[0]!.kind).toBe('did');
+    expect(make('{"kty":"EC"}').credentials[0]!.trustedIssuers[0]!.kind).toBe('jwk');
+    expect(
+      make('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----').credentials[0]!.trustedIssuers[0]!.kind,
+    ).toBe('x509');
+    expect(() => make('https://issuer.example')).toThrow(/bridge.queries.q.credentials.0.trusted_issuers.0/);
+  });
+
+  it('produces a DCQL query that dcql accepts, with optional claims as claim sets', () => {
+    const login = resolveQueries(config(), 'service_id').get(WALLET_LOGIN_QUERY_ID)!;
+    const dcql = toDcqlQuery(login);
+    const parsed = DcqlQuery.parse(dcql as DcqlQuery.Input);
+    DcqlQuery.validate(parsed);
+    expect(dcql).toMatchObject({
+      credentials: [
+        {
+          id: 'wallet-login',
+          format: 'dc+sd-jwt',
+          meta: { vct_values: ['urn:tessera:vct:wallet-login'] },
+          claim_sets: [
+            ['0', '1', '2', '3', '4'],
+            ['0', '1'],
+          ],
+        },
+      ],
+    });
+    const w3c = toDcqlQuery(
+      normalizeQuery(
+        'w',
+        {
+          credentials: [
+            {
+              id: 'w',
+              format: 'jwt_vc_json',
+              type: 'X',
+              claims: [{ path: '$.credentialSubject.a', required: true }],
+              trusted_issuers: ['did:key:z6Mk'],
+            },
+          ],
+        },
+        'k',
+      ),
+    );
+    expect(w3c).toEqual({
+      credentials: [
+        {
+          id: 'w',
+          format: 'jwt_vc_json',
+          meta: { type_values: [['X']] },
+          claims: [{ id: '0', path: ['credentialSubject', 'a'] }],
+        },
+      ],
+    });
+    DcqlQuery.validate(DcqlQuery.parse(w3c as DcqlQuery.Input));
+  });
+
+  it('the configuration defaults are those documented', () => {
+    const c = config();
+    expect(c).toMatchObject({
+      publicBaseUrl: 'http://localhost:8090',
+      sessionTimeoutSeconds: 300,
+      clientIdPrefix: 'x509_san_dns',
+      responseMode: 'direct_post.jwt',
+      sessionClientsScope: 'bridge:sessions',
+      redeem: { scope: 'bridge:redeem', windowSeconds: 120 },
+      identityResolution: { autoMatchAttributes: [], holderKeyStrategy: 'credential-key' },
+      statusListCache: { maxTtlSeconds: 300, fetchTimeoutSeconds: 5 },
+      kbJwtMaxAgeSeconds: 300,
+    });
+  });
+});

@@ -1,0 +1,90 @@
+import type { CheckResult, SessionFailure } from './verification/check.js';
+import type { SessionStatus, StatusChange } from './session-state.js';
+
+/** 000 §2.1 reconciliationPlanType values. */
+export type ReconciliationPlanType = 'USE_EXISTING_BINDING' | 'AUTO_MATCH_BY_ATTRIBUTE' | 'RECONCILE_VIA_IDV';
+
+export type ResponseMode = 'direct_post' | 'direct_post.jwt';
+
+/** A presentation session as stored (000 §2.1 plus what the flow needs). Sealed fields are opaque here. */
+export interface PresentationSession {
+  id: string;
+  status: SessionStatus;
+  queryId: string;
+  oauthSessionId: string | null;
+  /** The authorization request the session serves (flows.md step 2); redemption must match both. */
+  boundClientId: string | null;
+  boundCodeChallenge: string | null;
+  forceReconciliation: boolean;
+  /** Correlation id of the user flow in audit events (000 §6): the oauthSessionId, else the session id. */
+  correlationId: string;
+  requestId: string;
+  /** The verifier's client_id in the request object (with its prefix, OID4VP §5.9). */
+  verifierClientId: string;
+  responseMode: ResponseMode;
+  nonce: string;
+  state: string;
+  /** The signed request object (RFC 9101), served at the request URI. */
+  requestObject: string;
+  responseKeySealed: string | null;
+  history: StatusChange[];
+  checks: CheckResult[];
+  failure: SessionFailure | null;
+  holderKey: string | null;
+  planType: ReconciliationPlanType | null;
+  planIdentityId: string | null;
+  idvRequired: boolean;
+  idvReason: string | null;
+  presentedSealed: string | null;
+  resultSealed: string | null;
+  createdAt: Date;
+  expiresAt: Date;
+  verifiedAt: Date | null;
+  completedAt: Date | null;
+  redeemedAt: Date | null;
+}
+
+/**
+ * The completion result of 000 §2.3 (HTTP 200), also what redemption answers the token service (flows.md step 7).
+ * `claimSource` is CANONICAL_BINDING for an existing binding; ATTRIBUTE_MATCH and IDV_RECONCILIATION name the other
+ * outcomes (decided, README).
+ */
+export interface CompletionResult {
+  userId: string;
+  claims: Record<string, unknown>;
+  isNewUser: boolean;
+  authenticatedAt: string;
+  acr: string;
+  amr: string[];
+  claimSource: 'CANONICAL_BINDING' | 'ATTRIBUTE_MATCH' | 'IDV_RECONCILIATION';
+}
+
+/** 000 §2.3 unknown holder (HTTP 202). */
+export interface IdvRequiredResult {
+  idvRequired: true;
+  idvMethod: 'oidc';
+  idvSteps: string[];
+}
+
+/** 000 §4.1 GET .../status, plus `failure` when the status is ERROR (extension, README). */
+export interface SessionStatusView {
+  sessionId: string;
+  status: SessionStatus;
+  idvRequired: boolean;
+  idvRequirementReason: string | null;
+  reconciliationPlanType: ReconciliationPlanType | null;
+  failure?: SessionFailure;
+}
+
+/** 000 §2.1: idvRequired is meaningful only at VERIFIED or IDV_REQUIRED; the plan type is null before VERIFIED. */
+export function statusView(session: PresentationSession): SessionStatusView {
+  const planned = session.planType !== null && ['VERIFIED', 'IDV_REQUIRED', 'COMPLETED'].includes(session.status);
+  return {
+    sessionId: session.id,
+    status: session.status,
+    idvRequired: planned ? session.idvRequired : false,
+    idvRequirementReason: planned && session.idvRequired ? session.idvReason : null,
+    reconciliationPlanType: planned ? session.planType : null,
+    ...(session.status === 'ERROR' && session.failure ? { failure: session.failure } : {}),
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * The bridge (000 §1): OpenID4VP presentation sessions, verification of presented credentials, identity resolution.
+ * The composition root adds `bridge: BridgeConfigSchema` to its configuration, `bridgeMigrations` to its
+ * migrations, calls `registerBridgeRoutes` on the bridge role app and registers the returned jobs.
+ */
+export { BridgeConfigSchema, type BridgeConfig } from './config.js';
+export { bridgeMigrations } from './storage/migrations.js';
+export { registerBridgeRoutes, type BridgeHandle } from './http/register.js';
+export { createBridgeServices, type BridgeDeps, type BridgeServices } from './services.js';
+export { bridgeJobs, expireSessionsJob, EXPIRE_SESSIONS_JOB, EXPIRE_SESSIONS_INTERVAL_SECONDS } from './jobs.js';
+export {
+  completeSessionAfterIdv,
+  getVerifiedPresentation,
+  type VerifiedPresentation,
+} from './commands/complete-session-after-idv.js';
+// For the token service: the redemption of a completed wallet session (flows.md step 7; README "Redemption").
+export { redeemSession, type RedeemSessionInput, type RedeemSessionOutput } from './commands/redeem-session.js';
+export type {
+  CompletionResult,
+  IdvRequiredResult,
+  SessionStatusView,
+  ReconciliationPlanType,
+} from './domain/session.js';
+export type { SessionStatus } from './domain/session-state.js';
+export { WALLET_LOGIN_QUERY_ID } from './domain/queries.js';
+
+/** Path of the redemption endpoint on the bridge (POST, bearer token with `bridge.redeem.scope`). */
+export const redeemPath = (sessionId: string) => `/auth/oid4vp/sessions/${encodeURIComponent(sessionId)}/redeem`;

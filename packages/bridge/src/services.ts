@@ -1,0 +1,61 @@
+import type { Clock, Platform } from '@tessera/platform';
+import type { IdentityStore } from '@tessera/identity';
+import type { BridgeConfig } from './config.js';
+import { RequestSigner } from './crypto/request-signer.js';
+import { Sealer } from './crypto/sealing.js';
+import { resolveQueries, type PresentationQuery } from './domain/queries.js';
+import { StatusChecker } from './domain/verification/status.js';
+import { CachedStatusListSource } from './outbound/status-list-source.js';
+
+/** What the composition root hands the bridge besides the platform. */
+export interface BridgeDeps {
+  /** The `bridge` configuration section (BridgeConfigSchema). */
+  config: BridgeConfig;
+  /** The identity context's store (packages/identity). */
+  identities: IdentityStore;
+  /** Default: the platform clock. */
+  clock?: Clock;
+}
+
+/** The bridge's services, built once per app (or shared by several apps of one process). */
+export interface BridgeServices {
+  platform: Platform;
+  config: BridgeConfig;
+  clock: Clock;
+  identities: IdentityStore;
+  sealer: Sealer;
+  signer: RequestSigner;
+  statusSource: CachedStatusListSource;
+  status: StatusChecker;
+  queries: Map<string, PresentationQuery>;
+  /** 000 spec README: "the service" claim name (platform deployment.serviceClaim). */
+  serviceClaim: string;
+  /** 000 §2.3: `urn:<vendor>:oid4vp:vp`. */
+  acr: string;
+}
+
+export function createBridgeServices(platform: Platform, deps: BridgeDeps): BridgeServices {
+  const { config } = deps;
+  const clock = deps.clock ?? platform.clock;
+  const serviceClaim = platform.config.deployment.serviceClaim;
+  const statusSource = new CachedStatusListSource({ db: platform.db, clock, options: config.statusListCache });
+  return {
+    platform,
+    config,
+    clock,
+    identities: deps.identities,
+    sealer: new Sealer(platform.keys),
+    signer: new RequestSigner({
+      keys: platform.keys,
+      db: platform.db,
+      clock,
+      config,
+      production: platform.config.profile === 'production',
+    }),
+    statusSource,
+    status: new StatusChecker(statusSource, { clockSkewSeconds: config.clockSkewSeconds }),
+    queries: resolveQueries(config, serviceClaim),
+    serviceClaim,
+    acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
+  };
+}

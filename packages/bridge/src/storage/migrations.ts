@@ -1,0 +1,6 @@
+import { sqlMigration, type Migration } from '@tessera/platform';
+
+/** The bridge's migrations, applied after the platform's (the composition root lists them in order). */
+export const bridgeMigrations: Migration[] = [
+  sqlMigration('bridge/0001_bridge', new URL('./migrations/0001_bridge.sql', import.meta.url)),
+];

@@ -1,0 +1,84 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, platformMigrations } from '@tessera/platform';
+import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from '@tessera/platform/testing';
+import { bridgeMigrations } from '../src/index.js';
+import { CachedStatusListSource } from '../src/outbound/status-list-source.js';
+import { statusListCacheStore } from '../src/storage/status-list-cache.js';
+import { newKey, tokenStatusList } from './support/credentials.js';
+
+/**
+ * The status-list cache shared by replicas (Token Status List §8.3) on both engines: one fetch serves every
+ * replica until the list's expiry (the earliest of its ttl, its exp and maxTtlSeconds); after that a fetch must
+ * succeed, or the check fails closed.
+ */
+describe.each(DATABASE_KINDS)('status-list cache (%s)', (kind) => {
+  let t: TestDatabase;
+  let server: Server;
+  let origin: string;
+  let served = 0;
+  let up = true;
+  let body = '';
+  const clock = new ManualClock(new Date());
+  const options = (allow: string[]) => ({
+    maxTtlSeconds: 600,
+    fetchTimeoutSeconds: 2,
+    maxResponseBytes: 100_000,
+    allowPrivateNetworkOrigins: allow,
+  });
+
+  beforeAll(async () => {
+    t = await openTestDatabase(kind, [...platformMigrations, ...bridgeMigrations]);
+    server = createServer((_req, res) => {
+      served++;
+      if (!up) {
+        res.statusCode = 503;
+        res.end();
+        return;
+      }
+      res.setHeader('content-type', 'application/statuslist+jwt');
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const issuer = await newKey();
+    // ttl 300 s < maxTtlSeconds 600 s: the list's own ttl bounds the cache.
+    body = await tokenStatusList(issuer, `${origin}/list`, [0, 1]);
+  });
+
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t?.close();
+  });
+
+  it('fetches once, serves replicas from the shared table, refetches after the ttl and fails closed when the list is down', async () => {
+    const replicaA = new CachedStatusListSource({ db: t.db, clock, options: options([origin]) });
+    const replicaB = new CachedStatusListSource({ db: t.db, clock, options: options([origin]) });
+    const uri = `${origin}/list`;
+    expect(await replicaA.token(uri)).toBe(body);
+    expect(await replicaA.token(uri)).toBe(body);
+    expect(await replicaB.token(uri)).toBe(body);
+    expect(served).toBe(1);
+    const row = await t.db.withPlatform((sql) => statusListCacheStore.get(sql, uri));
+    expect(row!.expiresAt.getTime() - row!.fetchedAt.getTime()).toBe(300_000);
+
+    clock.advance(301);
+    expect(await replicaB.token(uri)).toBe(body);
+    expect(served).toBe(2);
+
+    clock.advance(301);
+    up = false;
+    await expect(replicaA.token(uri)).rejects.toThrow(/503/);
+    await expect(replicaB.token(uri)).rejects.toThrow();
+    up = true;
+  });
+
+  it('refuses a loopback list URL that is not an allowed fixture origin, without connecting', async () => {
+    const before = served;
+    const source = new CachedStatusListSource({ db: t.db, clock, options: options([]) });
+    await expect(source.token(`${origin}/list2`)).rejects.toThrow();
+    expect(served).toBe(before);
+  });
+});

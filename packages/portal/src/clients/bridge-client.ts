@@ -1,0 +1,121 @@
+import { AppError } from '@tessera/platform';
+import type { PortalOptions } from '../options.js';
+import { str, type JsonResponse } from './http.js';
+import { authorizedCall, type CallContext } from './service-call.js';
+import type { ServiceTokenSource } from './service-token.js';
+
+export interface CreatedSession {
+  sessionId: string;
+  qrCodeDataUri: string;
+  requestUri: string;
+}
+
+export interface SessionStatusView {
+  status: string;
+  idvRequired: boolean;
+  /** Extension of the bridge: the failed check when the status is ERROR. */
+  failureCheck: string | null;
+}
+
+/** What the bridge says about a session id: 404 session_not_found, 410 session_expired, 409 invalid_session_state (000 §7). */
+export type Lookup<T> =
+  { kind: 'ok'; value: T } | { kind: 'expired' } | { kind: 'not_found' } | { kind: 'invalid_state' };
+
+export type Completion = { kind: 'completed' } | { kind: 'idv_required' };
+
+export interface IdvInitiation {
+  authorizationUrl: string;
+}
+
+export interface IdvStatus {
+  reconciliationStatus: string;
+  errorMessage: string | null;
+}
+
+const path = (sessionId: string, rest = '') => `/auth/oid4vp/sessions/${encodeURIComponent(sessionId)}${rest}`;
+
+/** The answers every session endpoint shares (000 §4.1, §7): 404, 409, 410. */
+function lookup<T>(res: JsonResponse, ok: (res: JsonResponse) => T | null): Lookup<T> {
+  if (res.status === 404) return { kind: 'not_found' };
+  if (res.status === 410) return { kind: 'expired' };
+  if (res.status === 409) return { kind: 'invalid_state' };
+  const value = res.status === 200 || res.status === 202 ? ok(res) : null;
+  if (value === null)
+    throw new AppError(
+      'service_unavailable',
+      `The bridge answered ${res.status} (${str(res.body.error) ?? 'no error code'}).`,
+    );
+  return { kind: 'ok', value };
+}
+
+/**
+ * The bridge's session API (000 §4.1) and IDV API (000 §4.2), as the portal backend calls them. Only what the portal
+ * needs is read from each answer: the completion's claims are not kept, they reach the relying party through the
+ * token service (flows.md step 7).
+ */
+export class BridgeClient {
+  constructor(
+    private readonly options: PortalOptions,
+    private readonly tokens: ServiceTokenSource,
+  ) {}
+
+  private call(ctx: CallContext, url: string, init: { method: 'GET' | 'POST'; json?: unknown }) {
+    return authorizedCall(this.options, this.tokens, ctx, 'bridge', `${this.options.bridgeUrl}${url}`, init);
+  }
+
+  /** POST /auth/oid4vp/sessions, bound to the authorization request by the bridge's clientId/codeChallenge extension. */
+  async createSession(
+    ctx: CallContext,
+    input: { oauthSessionId: string; clientId: string; codeChallenge: string },
+  ): Promise<CreatedSession> {
+    const res = await this.call(ctx, '/auth/oid4vp/sessions', {
+      method: 'POST',
+      json: { queryId: this.options.queryId, ...input },
+    });
+    const sessionId = str(res.body.sessionId);
+    const qrCodeDataUri = str(res.body.qrCodeDataUri);
+    const requestUri = str(res.body.requestUri);
+    if (res.status !== 200 || !sessionId || !qrCodeDataUri?.startsWith('data:image/png;base64,') || !requestUri) {
+      throw new AppError(
+        'service_unavailable',
+        `The bridge did not create a session (${res.status} ${str(res.body.error) ?? ''}).`,
+      );
+    }
+    return { sessionId, qrCodeDataUri, requestUri };
+  }
+
+  async status(ctx: CallContext, sessionId: string): Promise<Lookup<SessionStatusView>> {
+    return lookup(await this.call(ctx, path(sessionId, '/status'), { method: 'GET' }), ({ body }) => {
+      const status = str(body.status);
+      if (!status) return null;
+      const failure =
+        body.failure && typeof body.failure === 'object' ? str((body.failure as Record<string, unknown>).check) : null;
+      return { status, idvRequired: body.idvRequired === true, failureCheck: failure };
+    });
+  }
+
+  /** POST .../complete: 200 known holder, 202 identity verification first (000 §2.3). */
+  async complete(ctx: CallContext, sessionId: string): Promise<Lookup<Completion>> {
+    return lookup(await this.call(ctx, path(sessionId, '/complete'), { method: 'POST' }), ({ status }) =>
+      status === 200 ? { kind: 'completed' } : { kind: 'idv_required' },
+    );
+  }
+
+  /** POST .../idv/initiate (000 §4.2): the institutional login the browser is sent to. */
+  async initiateIdv(ctx: CallContext, sessionId: string): Promise<Lookup<IdvInitiation>> {
+    return lookup(await this.call(ctx, path(sessionId, '/idv/initiate'), { method: 'POST' }), ({ status, body }) => {
+      const authorizationUrl = str(body.authorizationUrl);
+      return status === 200 && authorizationUrl && /^https?:\/\//.test(authorizationUrl) ? { authorizationUrl } : null;
+    });
+  }
+
+  /** GET .../idv/status (000 §4.2): reconciliationStatus and errorMessage. */
+  async idvStatus(ctx: CallContext, sessionId: string): Promise<Lookup<IdvStatus>> {
+    return lookup(await this.call(ctx, path(sessionId, '/idv/status'), { method: 'GET' }), ({ status, body }) => {
+      const reconciliationStatus = str(body.reconciliationStatus);
+      return status === 200 && reconciliationStatus
+        ? { reconciliationStatus, errorMessage: str(body.errorMessage) }
+        : null;
+    });
+  }
+}

@@ -1,0 +1,202 @@
+import type { AddressInfo } from 'node:net';
+import Value from 'typebox/value';
+import {
+  createRoleApp,
+  loadConfig,
+  platformMigrations,
+  withSymmetricKeysMigration,
+  type Platform,
+  type RoleApp,
+} from '@tessera/platform';
+import { createTestPlatform, type TestDatabaseKind, type TestPlatform } from '@tessera/platform/testing';
+import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
+import { BridgeConfigSchema, bridgeMigrations, registerBridgeRoutes, type BridgeConfig } from '@tessera/bridge';
+import {
+  TokenServiceConfigSchema,
+  createTokenService,
+  prepareTokenService,
+  registerTokenServiceRoutes,
+  tokenServiceMigrations,
+  type TokenServiceConfig,
+} from '@tessera/token-service';
+import { startDemoRelyingParty, type DemoRelyingParty } from '@tessera/demo-rp';
+import { startDevIdentityProvider, type DevIdentityProvider } from '@tessera/dev-idp';
+import { registerPortalRoutes, type PortalDeps } from '../../src/index.js';
+import { freePort, OffsetClock } from './ports.js';
+
+export const MIGRATIONS = withSymmetricKeysMigration([
+  ...platformMigrations,
+  ...identityMigrations,
+  ...tokenServiceMigrations,
+  ...bridgeMigrations,
+]);
+
+/** The portal's client at the token service and the audience every service token of the deployment carries. */
+export const PORTAL_CLIENT = { clientId: 'tessera-portal', clientSecret: 'portal-secret' };
+export const SERVICE_AUDIENCE = 'tessera-services';
+
+export interface Stack {
+  t: TestPlatform;
+  platform: Platform;
+  bridgeClock: OffsetClock;
+  bridge: { app: RoleApp | null; url: string; config: BridgeConfig | null };
+  tokenService: { app: RoleApp; url: string; config: TokenServiceConfig };
+  portal: { app: RoleApp; url: string };
+  rp: DemoRelyingParty;
+  idp: DevIdentityProvider | null;
+  identities: PostgresIdentityStore;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  kind: TestDatabaseKind;
+  /** Bridge configuration overrides (the real bridge). */
+  bridge?: Record<string, unknown>;
+  /** A bridge already listening elsewhere (a stand-in); no real bridge is started then. */
+  bridgeUrl?: string;
+  /** Starts the development identity provider as the token service's upstream (federated login). */
+  idp?: boolean;
+  /** Called with the token service URL before the portal starts (a stand-in that verifies its tokens). */
+  onTokenService?: (url: string) => void;
+  portal?: Partial<PortalDeps>;
+}
+
+/**
+ * One process with the roles of a development deployment, as the composition root runs them: one platform, the bridge
+ * (listening on localhost, the development certificate's name), the token service (its issuer is its URL), the portal
+ * and the demo relying party. The portal's service token comes from the token service's client_credentials grant,
+ * and the platform trusts the token service as issuer for the bridge's and the token service's service endpoints.
+ */
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const t = await createTestPlatform(options.kind, {
+    migrations: MIGRATIONS,
+    overrides: { rateLimit: { enabled: true, requestsPerWindow: 100_000, windowSeconds: 60 } },
+  });
+  const platform = t.platform;
+  const identities = new PostgresIdentityStore({
+    keys: platform.keys,
+    clock: platform.clock,
+    serviceClaim: 'service_id',
+  });
+  const bridgeClock = new OffsetClock();
+  const apps: RoleApp[] = [];
+  let rp: DemoRelyingParty | undefined;
+  let idp: DevIdentityProvider | null = null;
+  try {
+    let bridge: Stack['bridge'];
+    if (options.bridgeUrl) {
+      bridge = { app: null, url: options.bridgeUrl, config: null };
+    } else {
+      const config = loadConfig(BridgeConfigSchema, { env: {}, overrides: options.bridge ?? {} });
+      const app = await createRoleApp(platform, { role: 'bridge', title: 'Tessera bridge', family: 'oauth' });
+      apps.push(app);
+      await registerBridgeRoutes(app, platform, { config, identities, clock: bridgeClock });
+      await app.listen({ host: 'localhost', port: 0 });
+      const url = `http://localhost:${(app.server.address() as AddressInfo).port}`;
+      config.publicBaseUrl = url;
+      bridge = { app, url, config };
+    }
+
+    const [tsPort, portalPort, rpPort] = [await freePort(), await freePort(), await freePort()];
+    const tsUrl = `http://127.0.0.1:${tsPort}`;
+    const portalUrl = `http://127.0.0.1:${portalPort}`;
+    const rpRedirect = `http://127.0.0.1:${rpPort}/callback`;
+    if (options.idp) {
+      idp = await startDevIdentityProvider({
+        port: 0,
+        clients: [
+          {
+            clientId: 'tessera-federation',
+            clientSecret: 'federation-secret',
+            redirectUris: [`${tsUrl}/federation/callback`],
+          },
+        ],
+      });
+    }
+
+    const tsConfig = Value.Default(TokenServiceConfigSchema, {
+      clients: {
+        'demo-rp': {
+          'client-secret': '{plain}demo-rp-secret',
+          'redirect-uris': [rpRedirect],
+          'grant-types': ['authorization_code', 'refresh_token'],
+          scopes: ['openid', 'profile', 'email', 'service_id', 'offline_access'],
+        },
+        [PORTAL_CLIENT.clientId]: {
+          'client-secret': `{plain}${PORTAL_CLIENT.clientSecret}`,
+          'grant-types': ['client_credentials'],
+          scopes: ['bridge:sessions', 'token-service:authorization-check'],
+          audience: SERVICE_AUDIENCE,
+        },
+      },
+      bridge: { url: bridge.url, audience: SERVICE_AUDIENCE, waitSeconds: 3 },
+      upstream: idp
+        ? {
+            issuer: idp.issuer,
+            clientId: 'tessera-federation',
+            clientSecret: 'federation-secret',
+            scopes: ['openid', 'profile', 'email', 'service_id'],
+          }
+        : {},
+      // The issuer is the listening URL, known up front from the reserved port.
+      issuer: tsUrl,
+    }) as TokenServiceConfig;
+    const tsCtx = createTokenService(platform, tsConfig, { identities });
+    const tsApp = await createRoleApp(platform, {
+      role: 'token-internal',
+      title: 'Tessera token service',
+      family: 'oauth',
+    });
+    apps.push(tsApp);
+    await registerTokenServiceRoutes(tsApp, tsCtx);
+    await tsApp.listen({ host: '127.0.0.1', port: tsPort });
+    await prepareTokenService(tsCtx);
+    platform.config.auth.issuers.push({
+      issuer: tsUrl,
+      jwksUri: `${tsUrl}/.well-known/jwks.json`,
+      audience: SERVICE_AUDIENCE,
+      algorithms: ['RS256'],
+    });
+    options.onTokenService?.(tsUrl);
+
+    const portalApp = await createRoleApp(platform, { role: 'portal', title: 'Tessera portal', family: 'platform' });
+    apps.push(portalApp);
+    await registerPortalRoutes(portalApp, {
+      tokenServiceUrl: tsUrl,
+      tokenServicePublicUrl: tsUrl,
+      bridgeUrl: bridge.url,
+      bridgePublicUrl: bridge.url,
+      portalPublicUrl: portalUrl,
+      serviceCredentials: PORTAL_CLIENT,
+      keys: platform.keys,
+      ...options.portal,
+    });
+    await portalApp.listen({ host: '127.0.0.1', port: portalPort });
+
+    rp = await startDemoRelyingParty({ port: rpPort, host: '127.0.0.1', tokenServiceUrl: tsUrl, portalUrl });
+    const started = rp;
+    return {
+      t,
+      platform,
+      bridgeClock,
+      bridge,
+      tokenService: { app: tsApp, url: tsUrl, config: tsConfig },
+      portal: { app: portalApp, url: portalUrl },
+      rp: started,
+      idp,
+      identities,
+      async close() {
+        await started.close();
+        for (const app of apps.reverse()) await app.close();
+        await idp?.close();
+        await t.close();
+      },
+    };
+  } catch (error) {
+    await rp?.close();
+    for (const app of apps.reverse()) await app.close();
+    await idp?.close();
+    await t.close();
+    throw error;
+  }
+}
