@@ -59,6 +59,8 @@ export interface StackOptions {
   /** Called with the token service URL before the portal starts (a stand-in that verifies its tokens). */
   onTokenService?: (url: string) => void;
   portal?: Partial<PortalDeps>;
+  /** More clients of the token service (e.g. a second relying party). */
+  extraClients?: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -128,6 +130,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           scopes: ['bridge:sessions', 'token-service:authorization-check'],
           audience: SERVICE_AUDIENCE,
         },
+        ...options.extraClients,
       },
       bridge: { url: bridge.url, audience: SERVICE_AUDIENCE, waitSeconds: 3 },
       upstream: idp
