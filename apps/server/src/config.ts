@@ -18,6 +18,14 @@ export const ServerConfigSchema = Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */
         publicUrl: Type.String({ default: 'http://127.0.0.1:3000' }),
+        /** The token service as the portal backend reaches it (internal port). */
+        tokenServiceUrl: Type.String({ default: 'http://127.0.0.1:8080' }),
+        /** The bridge as the portal backend reaches it. */
+        bridgeUrl: Type.String({ default: 'http://127.0.0.1:8090' }),
+        /** The portal's own client at the token service (client_credentials). */
+        clientId: Type.String({ default: 'tessera-portal' }),
+        /** Its secret; a development secret is used in the development profile when unset. */
+        clientSecret: Type.Optional(Type.String({ minLength: 1 })),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -1,4 +1,6 @@
+import { dirname, join } from 'node:path';
 import { startDevIdentityProvider } from '@tessera/dev-idp';
+import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
 import type { ServerConfig } from './config.js';
 
 export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
@@ -26,15 +28,19 @@ export function trustOwnTokenService(config: ServerConfig): void {
 export interface DevelopmentPlan {
   announcements: string[];
   startIdentityProvider: boolean;
+  startDemoRelyingParty: boolean;
 }
+
+/** Where the test wallet keeps its issuer and holders (`npm run wallet` uses the same directory). */
+export const testWalletDataDir = (config: ServerConfig) => join(dirname(config.database.dataDir), 'test-wallet');
 
 /**
  * The development profile (issue 3 §10): a demo client, the portal's service client and the embedded
  * institutional provider, each only when the operator configured nothing in its place, and each announced.
  * Nothing here applies outside NODE_ENV=development.
  */
-export function applyDevelopmentProfile(config: ServerConfig): DevelopmentPlan {
-  const plan: DevelopmentPlan = { announcements: [], startIdentityProvider: false };
+export async function applyDevelopmentProfile(config: ServerConfig): Promise<DevelopmentPlan> {
+  const plan: DevelopmentPlan = { announcements: [], startIdentityProvider: false, startDemoRelyingParty: false };
   if (config.profile !== 'development') return plan;
   const clients = config.tokenService.clients;
   if (!clients[DEMO_RP.clientId]) {
@@ -54,6 +60,23 @@ export function applyDevelopmentProfile(config: ServerConfig): DevelopmentPlan {
       audience: SERVICE_AUDIENCE,
     } as (typeof clients)[string];
     plan.announcements.push(`portal service client "${DEV_PORTAL_CLIENT.clientId}" with a development secret`);
+  }
+  if (!config.portal.clientSecret) {
+    config.portal.clientSecret = DEV_PORTAL_CLIENT.secret;
+  }
+  if (config.roles.includes('portal')) {
+    plan.startDemoRelyingParty = true;
+    plan.announcements.push(`demo relying party at ${DEMO_RP.redirectUri.replace('/callback', '')}`);
+  }
+  const login = config.bridge.walletLogin;
+  if (login.trustedIssuers.length === 0) {
+    // The test wallet's issuer (`npm run wallet`), and its status lists on 127.0.0.1:8500 while the wallet runs.
+    const issuer = await loadOrCreateDevelopmentIssuer(testWalletDataDir(config));
+    login.trustedIssuers = [issuer.issuerId];
+    login.type = DEMO_VCT;
+    await issuer.close();
+    config.bridge.statusListCache.allowPrivateNetworkOrigins.push('http://127.0.0.1:8500');
+    plan.announcements.push(`wallet login trusts the test wallet's issuer ${issuer.issuerId.slice(0, 24)}… (npm run wallet)`);
   }
   const upstream = config.tokenService.upstream;
   if (!upstream.issuer) {

@@ -1,11 +1,11 @@
 import type { DestinationStream } from 'pino';
-import { createPlatform, createRoleApp, type Platform, type RoleApp, type RoleName } from '@tessera/platform';
+import { assertProductionSafe, ConfigError, createPlatform, createRoleApp, type Platform, type RoleApp, type RoleName } from '@tessera/platform';
 import type { ServerConfig } from './config.js';
 import { allMigrations } from './migrations.js';
 import { ROLES } from './roles/index.js';
 import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
-import { applyDevelopmentProfile, startDevelopmentIdentityProvider, trustOwnTokenService } from './development.js';
+import { applyDevelopmentProfile, DEMO_RP, startDevelopmentIdentityProvider, trustOwnTokenService } from './development.js';
 
 export interface RunningServer {
   platform: Platform;
@@ -29,8 +29,13 @@ export function serviceNameFor(roles: readonly RoleName[]): string {
 /** Starts the platform and every configured role in this process. */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const roles = [...new Set(config.roles)];
+  // Development defaults are refused in production before anything else is looked at.
+  assertProductionSafe(config);
   trustOwnTokenService(config);
-  const development = applyDevelopmentProfile(config);
+  const development = await applyDevelopmentProfile(config);
+  if (roles.includes('portal') && !config.portal.clientSecret) {
+    throw new ConfigError('portal.clientSecret', 'is required for the portal role (its client at the token service)');
+  }
   const platform = await createPlatform(config, {
     migrations: allMigrations,
     serviceName: config.telemetry.serviceName ?? serviceNameFor(roles),
@@ -54,6 +59,19 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         apps.set(listener.name, { app, url });
         platform.logger.info({ role: listener.name, url }, 'listening');
       }
+    }
+    if (development.startDemoRelyingParty) {
+      const { startDemoRelyingParty } = await import('@tessera/demo-rp');
+      const rp = await startDemoRelyingParty({
+        port: options.ephemeralPorts ? 0 : config.server.ports.demoRp,
+        tokenServiceUrl: config.tokenService.issuer,
+        portalUrl: config.portal.publicUrl,
+        clientId: DEMO_RP.clientId,
+        clientSecret: DEMO_RP.secret,
+        ...(options.ephemeralPorts ? {} : { redirectUri: DEMO_RP.redirectUri }),
+      });
+      closers.push(() => rp.close());
+      platform.logger.info({ role: 'demo-rp', url: rp.url }, 'listening');
     }
     if (config.jobs.enabled) platform.jobs.start();
     announceDevelopmentDefaults(platform, options.banner ?? false);

@@ -1,6 +1,7 @@
+import { registerPortalRoutes } from '@tessera/portal';
 import type { RoleDefinition } from './role.js';
 
-/** The sign-in portal (port 3000). 000 §4.5: GET /api/health answers 200 {"status":"ok"}. */
+/** The sign-in portal (port 3000; 000 §4.5: GET /api/health answers 200 {"status":"ok"}). */
 export const portalRole: RoleDefinition = {
   name: 'portal',
   serviceName: 'tessera-portal',
@@ -9,9 +10,18 @@ export const portalRole: RoleDefinition = {
       name: 'portal',
       port: config.server.ports.portal,
       app: { title: 'Tessera portal', family: 'platform' },
-      register: (app) => {
-        app.get('/api/health', { config: { tenant: 'none', rateLimit: false }, schema: { hide: true } }, async () => ({ status: 'ok' }));
-      },
+      register: (app, platform) =>
+        registerPortalRoutes(app, {
+          tokenServiceUrl: config.portal.tokenServiceUrl,
+          tokenServicePublicUrl: config.tokenService.issuer,
+          tokenServiceIssuer: config.tokenService.issuer,
+          bridgeUrl: config.portal.bridgeUrl,
+          bridgePublicUrl: config.bridge.publicBaseUrl,
+          portalPublicUrl: config.portal.publicUrl,
+          serviceCredentials: { clientId: config.portal.clientId, clientSecret: config.portal.clientSecret ?? '' },
+          keys: platform.keys,
+          clock: platform.clock,
+        }),
     },
   ],
 };
