@@ -3,6 +3,7 @@ import { bareRoute } from './bare-route.js';
 import { platformPublicRoute } from './platform-public-route.js';
 import { rs256Sign } from './rs256-sign.js';
 import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
+import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import { oidcProviderCodeExchange, oidcProviderRefresh, tokenCodeExchange, tokenRefresh } from './token-service.js';
 
 /**
@@ -18,4 +19,6 @@ export const scenarios: readonly Scenario[] = [
   tokenRefresh,
   oidcProviderRefresh,
   ...bridgeScenarios,
+  dpopVerifyMemory,
+  dpopVerifyRedis,
 ];

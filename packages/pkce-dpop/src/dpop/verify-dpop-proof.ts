@@ -2,6 +2,7 @@ import { compactVerify, errors, importJWK, type JWK } from 'jose';
 import { constantTimeEqual } from '../crypto/constant-time-equal.js';
 import { dpopReplayKey, type DpopReplayStore } from '../replay/dpop-replay-store.js';
 import { computeAccessTokenHash } from './compute-access-token-hash.js';
+import { verifyProofSignature } from './verify-proof-signature.js';
 import { computeJwkThumbprint } from './compute-jwk-thumbprint.js';
 import { decodeDpopProof } from './decode-dpop-proof.js';
 import { DpopError, invalidProof } from './dpop-error.js';
@@ -71,14 +72,25 @@ function checkWindow(value: number, name: string): void {
   if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a non-negative number`);
 }
 
-async function importProofKey(jwk: Record<string, unknown>, alg: string) {
+const FAST_ALGS = new Set(['ES256', 'ES384']);
+
+async function verifyWithJose(proof: string, jwk: Record<string, unknown>, alg: string): Promise<string> {
+  let key;
   try {
-    const key = await importJWK(jwk as JWK, alg);
+    key = await importJWK(jwk as JWK, alg);
     if (key instanceof Uint8Array || key.type !== 'public') throw new TypeError('not a public key');
-    return key;
   } catch (cause) {
     throw invalidProof('invalid_jwk', 'DPoP proof jwk is not a usable public key for its alg', cause);
   }
+  try {
+    await compactVerify(proof, key, { algorithms: [alg] });
+  } catch (cause) {
+    if (cause instanceof errors.JWSSignatureVerificationFailed) {
+      throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
+    }
+    throw invalidProof('malformed_proof', 'DPoP proof is not a valid JWS', cause);
+  }
+  return computeJwkThumbprint(jwk as JWK);
 }
 
 function readClaims(payload: Record<string, unknown>): DpopProofPayload {
@@ -143,15 +155,8 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
   const jwkObject = jwk as Record<string, unknown>;
   if (hasPrivateMembers(jwkObject)) throw invalidProof('private_jwk', 'DPoP proof jwk must not contain a private key');
 
-  const key = await importProofKey(jwkObject, alg);
-  try {
-    await compactVerify(proof, key, { algorithms: [alg] });
-  } catch (cause) {
-    if (cause instanceof errors.JWSSignatureVerificationFailed) {
-      throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
-    }
-    throw invalidProof('malformed_proof', 'DPoP proof is not a valid JWS', cause);
-  }
+  // ES256 and ES384 (the defaults) take the fast path; other asymmetric algorithms a server allowed go through jose.
+  const jwkThumbprint = FAST_ALGS.has(alg) ? verifyProofSignature(proof, jwkObject, alg) : await verifyWithJose(proof, jwkObject, alg);
 
   const payload = readClaims(decoded.payload);
   if (payload.htm !== options.httpMethod)
@@ -177,7 +182,6 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
     }
   }
 
-  const jwkThumbprint = await computeJwkThumbprint(jwkObject as JWK);
   if (options.expectedJwkThumbprint !== undefined && options.expectedJwkThumbprint !== null) {
     if (!constantTimeEqual(jwkThumbprint, options.expectedJwkThumbprint)) {
       throw new DpopError('invalid_token', 'jkt_mismatch', 'DPoP proof key does not match the token binding');
