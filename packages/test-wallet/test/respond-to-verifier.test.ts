@@ -31,7 +31,7 @@ describe('wallet answers a standards verifier', () => {
         });
         const result = await fixture.wallet.respond(session.link);
 
-        expect(result.status).toBe(200);
+        expect(result.status, `the verifier's answer: ${JSON.stringify(result.body)}`).toBe(200);
         expect(result.redirectUri).toBe(`${fixture.verifier.baseUrl}/done/${session.id}`);
         expect(session.outcome).toMatchObject({
           accepted: true,
