@@ -18,7 +18,7 @@ interface StatusAnswer {
  * party, the portal, the bridge (the project's test wallet answers its request) and the token service. PostgreSQL
  * only for now: on PGlite the token service refuses every code exchange ("already used", README "Known issues").
  */
-describe('wallet login through the portal, real services (postgres)', () => {
+describe.each([1, 2] as const)('wallet login through the portal, real services (postgres, %i replica(s) of bridge and token service)', (replicas) => {
   let stack: Stack;
   let issuer: TestIssuer;
   let wallet: TestWallet;
@@ -26,7 +26,7 @@ describe('wallet login through the portal, real services (postgres)', () => {
 
   beforeAll(async () => {
     ({ issuer, wallet } = await createIssuerAndWallet());
-    stack = await startStack({ kind: 'postgres', bridge: bridgeSettings(issuer) });
+    stack = await startStack({ kind: 'postgres', bridge: bridgeSettings(issuer), replicas });
     identityId = await seedIdentity(stack.platform, stack.identities);
   });
   afterAll(async () => {
@@ -62,6 +62,8 @@ describe('wallet login through the portal, real services (postgres)', () => {
     expect(claims).toContain(identityId);
     expect(claims).toContain('urn:tessera:oid4vp:vp');
     expect(claims).toContain('S-4711');
+    // With two replicas, both instances of each service served part of the flow.
+    for (const proxy of stack.proxies) expect(proxy.counts.every((n) => n > 0)).toBe(true);
   });
 
   it('the session cannot be used for another request: /authorize with another PKCE challenge is refused', async () => {

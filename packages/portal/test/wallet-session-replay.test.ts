@@ -11,7 +11,7 @@ import { HttpClient } from './support/http-client.js';
  * code_challenge, or the same request again) gets no code." Knowing a session id is never enough: the bridge
  * redeems a completed session once, within its window, and only for the request it was started for.
  */
-describe('a completed wallet session cannot be replayed (postgres)', () => {
+describe.each([1, 2] as const)('a completed wallet session cannot be replayed (postgres, %i replica(s))', (replicas) => {
   let stack: Stack;
   let issuer: TestIssuer;
   let wallet: TestWallet;
@@ -20,6 +20,7 @@ describe('a completed wallet session cannot be replayed (postgres)', () => {
     ({ issuer, wallet } = await createIssuerAndWallet());
     stack = await startStack({
       kind: 'postgres',
+      replicas,
       bridge: bridgeSettings(issuer),
       extraClients: {
         'other-rp': {

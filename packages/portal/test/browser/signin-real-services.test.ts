@@ -12,7 +12,7 @@ import { readQrFromPage } from './support/qr.js';
  * wallet of one process (PostgreSQL, the production engine; see README "Known issues" for PGlite). Chromium walks
  * the pages a person sees; every step leaves a screenshot in test-artifacts/screenshots/<test>/.
  */
-describe('sign-in in the browser, real services', () => {
+describe.each([1, 2] as const)('sign-in in the browser, real services (%i replica(s) of bridge and token service)', (replicas) => {
   let stack: Stack;
   let issuer: TestIssuer;
   let wallet: TestWallet;
@@ -23,6 +23,7 @@ describe('sign-in in the browser, real services', () => {
     ({ issuer, wallet } = await createIssuerAndWallet());
     stack = await startStack({
       kind: 'postgres',
+      replicas,
       bridge: bridgeSettings(issuer),
       idp: true,
       portal: { statusPollSeconds: 0.5 },
@@ -44,7 +45,7 @@ describe('sign-in in the browser, real services', () => {
   }
 
   it('the demo relying party: both buttons are reachable by keyboard', async () => {
-    const b = await newBrowserTest(browser, 'demo rp keyboard');
+    const b = await newBrowserTest(browser, `demo rp keyboard (${replicas} replica)`);
     try {
       await b.page.goto(stack.rp.url);
       expect(await b.page.textContent('h1')).toBe('Sign in');
@@ -58,7 +59,7 @@ describe('sign-in in the browser, real services', () => {
   });
 
   it('wallet sign-in: the QR decodes to the request, the status follows the session, the relying party gets tokens', async () => {
-    const b = await newBrowserTest(browser, 'wallet sign-in known holder');
+    const b = await newBrowserTest(browser, `wallet sign-in known holder (${replicas} replica)`);
     try {
       await b.page.goto(stack.rp.url);
       await expectPng(await b.shot('relying party'));
@@ -104,7 +105,7 @@ describe('sign-in in the browser, real services', () => {
 
   it('German page for Accept-Language de, usable at 360 px', async () => {
     const acceptLanguage = 'fr;q=0.2, de-DE;q=0.9, en;q=0.5';
-    const b = await newBrowserTest(browser, 'german sign-in page 360px', {
+    const b = await newBrowserTest(browser, `german sign-in page 360px (${replicas} replica)`, {
       acceptLanguage,
       viewport: { width: 360, height: 780 },
     });
@@ -128,7 +129,7 @@ describe('sign-in in the browser, real services', () => {
   });
 
   it('an expired session: the page says so, hides the QR and offers to start again', async () => {
-    const b = await newBrowserTest(browser, 'expired session');
+    const b = await newBrowserTest(browser, `expired session (${replicas} replica)`);
     try {
       await openSignin(b);
       const first = await portalTransaction(b.context);
@@ -156,7 +157,7 @@ describe('sign-in in the browser, real services', () => {
   });
 
   it('the callback error page names the reason and starts again with the original request', async () => {
-    const b = await newBrowserTest(browser, 'callback error');
+    const b = await newBrowserTest(browser, `callback error (${replicas} replica)`);
     try {
       await openSignin(b);
       const tx = await portalTransaction(b.context);
@@ -180,7 +181,7 @@ describe('sign-in in the browser, real services', () => {
   });
 
   it('"Sign in with your institution" goes to the token service and on to the institution login', async () => {
-    const b = await newBrowserTest(browser, 'institution button');
+    const b = await newBrowserTest(browser, `institution button (${replicas} replica)`);
     try {
       await b.page.goto(stack.rp.url);
       const authorize = b.page.waitForRequest((r) => r.url().startsWith(`${stack.tokenService.url}/authorize?`));

@@ -23,6 +23,9 @@ import { startDemoRelyingParty, type DemoRelyingParty } from '@tessera/demo-rp';
 import { startDevIdentityProvider, type DevIdentityProvider } from '@tessera/dev-idp';
 import { registerPortalRoutes, type PortalDeps } from '../../src/index.js';
 import { freePort, OffsetClock } from './ports.js';
+import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
+import { createPlatform, PlatformConfigSchema } from '@tessera/platform';
+import { LogCapture } from '@tessera/platform/testing';
 
 export const MIGRATIONS = withSymmetricKeysMigration([
   ...platformMigrations,
@@ -41,6 +44,8 @@ export interface Stack {
   bridgeClock: OffsetClock;
   bridge: { app: RoleApp | null; url: string; config: BridgeConfig | null };
   tokenService: { app: RoleApp; url: string; config: TokenServiceConfig };
+  /** With two replicas: the proxies, whose counts show that both instances served. */
+  proxies: RoundRobinProxy[];
   portal: { app: RoleApp; url: string };
   rp: DemoRelyingParty;
   idp: DevIdentityProvider | null;
@@ -61,6 +66,11 @@ export interface StackOptions {
   portal?: Partial<PortalDeps>;
   /** More clients of the token service (e.g. a second relying party). */
   extraClients?: Record<string, Record<string, unknown>>;
+  /**
+   * Two: the bridge and the token service run as two instances each, on two platforms sharing one PostgreSQL
+   * database, behind round-robin proxies (issue 8 §4): the requests of one flow alternate between them.
+   */
+  replicas?: 1 | 2;
 }
 
 /**
@@ -82,6 +92,28 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   });
   const bridgeClock = new OffsetClock();
   const apps: RoleApp[] = [];
+  const proxies: RoundRobinProxy[] = [];
+  const replicated = options.replicas === 2;
+  if (replicated && options.kind !== 'postgres') throw new Error('two replicas need PostgreSQL');
+  // The second replica: its own platform (pool, caches, key cache) on the same database and master key.
+  const second = replicated
+    ? await createPlatform(
+        loadConfig(PlatformConfigSchema, {
+          env: {},
+          overrides: {
+            profile: 'test',
+            database: { url: t.databaseUrl },
+            keys: { masterKey: platform.config.keys.masterKey },
+            tenancy: { seedDemoTenant: true },
+            rateLimit: { enabled: true, requestsPerWindow: 100_000, windowSeconds: 60 },
+          },
+        }),
+        { migrations: MIGRATIONS, logDestination: new LogCapture() },
+      )
+    : null;
+  const secondIdentities = second
+    ? new PostgresIdentityStore({ keys: second.keys, clock: second.clock, serviceClaim: 'service_id' })
+    : null;
   let rp: DemoRelyingParty | undefined;
   let idp: DevIdentityProvider | null = null;
   try {
@@ -94,7 +126,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       apps.push(app);
       await registerBridgeRoutes(app, platform, { config, identities, clock: bridgeClock });
       await app.listen({ host: 'localhost', port: 0 });
-      const url = `http://localhost:${(app.server.address() as AddressInfo).port}`;
+      let url = `http://localhost:${(app.server.address() as AddressInfo).port}`;
+      if (second && secondIdentities) {
+        const other = await createRoleApp(second, { role: 'bridge', title: 'Tessera bridge', family: 'oauth' });
+        apps.push(other);
+        await registerBridgeRoutes(other, second, { config, identities: secondIdentities, clock: bridgeClock });
+        await other.listen({ host: 'localhost', port: 0 });
+        const proxy = await startRoundRobinProxy('localhost', 0);
+        proxy.setTargets([url, `http://localhost:${(other.server.address() as AddressInfo).port}`]);
+        proxies.push(proxy);
+        url = proxy.url;
+      }
       config.publicBaseUrl = url;
       bridge = { app, url, config };
     }
@@ -152,7 +194,25 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     apps.push(tsApp);
     await registerTokenServiceRoutes(tsApp, tsCtx);
-    await tsApp.listen({ host: '127.0.0.1', port: tsPort });
+    if (second && secondIdentities) {
+      // The issuer is the proxy's URL; both instances listen behind it.
+      await tsApp.listen({ host: '127.0.0.1', port: 0 });
+      const otherCtx = createTokenService(second, tsConfig, { identities: secondIdentities });
+      const otherApp = await createRoleApp(second, { role: 'token-internal', title: 'Tessera token service', family: 'oauth' });
+      apps.push(otherApp);
+      await registerTokenServiceRoutes(otherApp, otherCtx);
+      await otherApp.listen({ host: '127.0.0.1', port: 0 });
+      const proxy = await startRoundRobinProxy('127.0.0.1', tsPort);
+      proxy.setTargets([
+        `http://127.0.0.1:${(tsApp.server.address() as AddressInfo).port}`,
+        `http://127.0.0.1:${(otherApp.server.address() as AddressInfo).port}`,
+      ]);
+      proxies.push(proxy);
+      await prepareTokenService(otherCtx);
+      second.config.auth.issuers.push({ issuer: tsUrl, jwksUri: `${tsUrl}/.well-known/jwks.json`, audience: SERVICE_AUDIENCE, algorithms: ['RS256'] });
+    } else {
+      await tsApp.listen({ host: '127.0.0.1', port: tsPort });
+    }
     await prepareTokenService(tsCtx);
     platform.config.auth.issuers.push({
       issuer: tsUrl,
@@ -184,21 +244,26 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       bridgeClock,
       bridge,
       tokenService: { app: tsApp, url: tsUrl, config: tsConfig },
+      proxies,
       portal: { app: portalApp, url: portalUrl },
       rp: started,
       idp,
       identities,
       async close() {
         await started.close();
+        for (const proxy of proxies) await proxy.close();
         for (const app of apps.reverse()) await app.close();
         await idp?.close();
+        await second?.close();
         await t.close();
       },
     };
   } catch (error) {
     await rp?.close();
+    for (const proxy of proxies) await proxy.close();
     for (const app of apps.reverse()) await app.close();
     await idp?.close();
+    await second?.close();
     await t.close();
     throw error;
   }
