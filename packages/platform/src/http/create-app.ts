@@ -7,7 +7,7 @@ import { AppError, type ApiFamily } from '../errors/index.js';
 import { resolveTenant } from '../tenancy/index.js';
 import { traceIdsFor, type TraceIds } from '../observability/trace-context.js';
 import type { Logger } from '../observability/logger.js';
-import type { RequestState } from './types.js';
+import type { PlatformRouteConfig, RequestState } from './types.js';
 import type { Platform } from '../platform.js';
 import { errorHandler } from './error-handler.js';
 import { registerOperationalRoutes, type ReadinessCheck } from './operational-routes.js';
@@ -68,9 +68,11 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     const correlationId = typeof header === 'string' && CORRELATION_ID.test(header) ? header : request.id;
     reply.header('x-correlation-id', correlationId);
     const trace = traceIdsFor(str(request.headers.traceparent), str(request.headers.tracestate));
-    const state = newRequestState(log, correlationId, trace, str(request.headers['x-tenant-id']));
+    // routeOptions is a getter that builds a new object on every access: read it once per request.
+    const route = request.routeOptions;
+    const routeConfig = route.config ?? {};
+    const state = newRequestState(log, correlationId, trace, str(request.headers['x-tenant-id']), route.url, routeConfig);
     request.state = state;
-    const routeConfig = request.routeOptions.config ?? {};
     const authorization = request.headers.authorization;
     if (routeConfig.auth !== 'none' && authorization && /^bearer /i.test(authorization)) {
       if (!platform.authenticator.configured) {
@@ -78,7 +80,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
       }
       state.principal = (await platform.authenticator.authenticate(authorization.slice(7).trim())).principal;
     }
-    if (routeConfig.tenant !== 'none' && request.routeOptions.url !== undefined) {
+    if (routeConfig.tenant !== 'none' && route.url !== undefined) {
       state.tenantId = resolveTenant(platform.tenants, {
         principal: state.principal,
         host: request.hostname || undefined,
@@ -89,8 +91,8 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
 
   if (config.rateLimit.enabled) {
     app.addHook('preHandler', async (request, reply) => {
-      const routeConfig = request.routeOptions.config ?? {};
-      if (routeConfig.rateLimit === false || request.routeOptions.url === undefined) return;
+      const routeConfig = request.state.routeConfig;
+      if (routeConfig.rateLimit === false || request.state.route === undefined) return;
       const client =
         (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
         request.state.principal?.clientId ??
@@ -122,7 +124,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
   };
 
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+    const route = request.state?.route ?? 'unmatched';
     const seconds = (performance.now() - (request.state?.startedAt ?? performance.now())) / 1000;
     httpSeries(request.method, route, reply.statusCode).inc();
     httpLatency(request.method, route).observe(seconds);
@@ -162,9 +164,18 @@ function contextFields(state: RequestState): Record<string, unknown> {
  * The request's state. Its child logger is made on first use (most requests only write the completion line,
  * which takes the context fields directly), once tenant and principal are known.
  */
-function newRequestState(root: Logger, correlationId: string, trace: TraceIds, claimedTenant: string | undefined): RequestState {
+function newRequestState(
+  root: Logger,
+  correlationId: string,
+  trace: TraceIds,
+  claimedTenant: string | undefined,
+  route: string | undefined,
+  routeConfig: PlatformRouteConfig,
+): RequestState {
   let child: Logger | undefined;
   const state: RequestState = {
+    route,
+    routeConfig,
     correlationId,
     trace,
     tenantId: null,

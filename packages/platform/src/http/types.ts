@@ -17,6 +17,9 @@ export interface PlatformRouteConfig {
 }
 
 export interface RequestState {
+  /** The matched route template (undefined when no route matched). */
+  route: string | undefined;
+  routeConfig: PlatformRouteConfig;
   correlationId: string;
   trace: TraceIds;
   tenantId: string | null;
