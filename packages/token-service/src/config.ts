@@ -36,6 +36,23 @@ export const ClientConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The `tokenService.dpop` section (RFC 9449; 000 §5: off by default). docs/dpop.md. */
+export const DpopConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** Proofs at the token and userinfo endpoints must carry a server nonce (RFC 9449 §8, §9). */
+    nonceRequired: Type.Boolean({ default: false }),
+    /** Accepted distance of a proof's iat from now, either side; 5 s of clock skew come on top (RFC 9449 §11.1). */
+    iatWindowSeconds: Type.Integer({ minimum: 1, maximum: 300, default: 60 }),
+    /**
+     * A secret shared by every replica (base64url, at least 32 bytes) from which nonces are derived. Absent: they
+     * are derived from the key manager's HS256 key `token-service:<tenant>:dpop-nonce`, which replicas share.
+     */
+    nonceSecret: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{43,}$' })),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 export const TokenServiceConfigSchema = Type.Object(
   {
     /** Issuer of the default tenant; must be the URL the relying parties reach (000 §2.9 iss). */
@@ -77,7 +94,8 @@ export const TokenServiceConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
-    dpop: Type.Object({ enabled: Type.Boolean({ default: false }) }, { default: {}, additionalProperties: false }),
+    /** DPoP (RFC 9449): sender-constrained tokens; off by default (000 §5). docs/dpop.md. */
+    dpop: DpopConfigSchema,
   },
   { default: {}, additionalProperties: false },
 );

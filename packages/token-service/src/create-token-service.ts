@@ -13,6 +13,7 @@ import { registerTokenRoutes } from './http/routes/token.js';
 import { registerInternalRoutes } from './http/routes/internal.js';
 import { grantStore } from './storage/grant-store.js';
 import { ServiceTokenMinter } from './tokens/service-token.js';
+import { TokenServiceDpop } from './dpop/token-service-dpop.js';
 
 export interface CreateTokenServiceOptions {
   identities: IdentityStore;
@@ -42,7 +43,7 @@ export function createTokenService(platform: Platform, config: TokenServiceConfi
           timeoutSeconds: config.bridge.timeoutSeconds,
           serviceToken: (tenantId) => minter.token(tenantId, { audience: config.bridge.audience, scope: config.bridge.redeemScope }),
         });
-  return {
+  const ctx: TokenServiceContext = {
     platform,
     config,
     clock: platform.clock,
@@ -52,10 +53,13 @@ export function createTokenService(platform: Platform, config: TokenServiceConfi
     identities: options.identities,
     upstream,
     wallet,
+    // Reads the context's clock at each call, so that a clock set on the context later is the one used.
+    dpop: new TokenServiceDpop(platform, config.dpop, () => ctx.clock.now()),
     serviceClaim: platform.config.deployment.serviceClaim,
     walletAcr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
     issuerFor,
   };
+  return ctx;
 }
 
 /**
@@ -70,12 +74,19 @@ export async function registerTokenServiceRoutes(app: RoleApp, ctx: TokenService
   if (options.internal) registerInternalRoutes(app, ctx);
 }
 
-/** Signing keys exist before the first request, for every tenant served (so the key set is never empty). */
+/**
+ * Signing keys exist before the first request, for every tenant served (so the key set is never empty); with
+ * DPoP on, the replay store's connection is ready.
+ */
 export async function prepareTokenService(ctx: TokenServiceContext): Promise<void> {
   for (const tenant of ctx.platform.tenants.list()) await ctx.signer.ensureKey(tenant.id);
+  if (ctx.dpop.enabled) await ctx.dpop.replay.ready();
 }
 
-/** Removes expired codes, login transactions, refresh tokens, revocation records and grants, every 15 minutes. */
+/**
+ * Removes expired codes, login transactions, refresh tokens, revocation records and grants, every 15 minutes, and
+ * the DPoP replay rows whose proofs can no longer be accepted (RFC 9449 §11.1).
+ */
 export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
   return {
     name: 'token-service.grants.purge',
@@ -85,6 +96,7 @@ export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
       for (const tenant of ctx.platform.tenants.list()) {
         await ctx.platform.db.withTenant(tenant.id, (sql) => grantStore.purgeExpired(sql, ctx.clock.now()));
       }
+      await ctx.dpop.purgeExpired();
     },
   };
 }

@@ -5,12 +5,16 @@ import { oauthError } from '../domain/oauth-error.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { formatScope, parseScope } from '../domain/scopes.js';
 import { grantStore, type Grant } from '../storage/grant-store.js';
+import { dpopBindingError } from '../domain/dpop-binding.js';
+import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { createAccessToken, type IssuedTokens } from '../tokens/issue-tokens.js';
 
 export interface RefreshInput {
   client: Client;
   refreshToken: string;
   scope: string | undefined;
+  /** The request's DPoP header (RFC 9449 §5); looked at only when DPoP is on. */
+  dpopProof?: DpopHeader;
 }
 
 /**
@@ -18,6 +22,10 @@ export interface RefreshInput {
  * token (including a lost race between concurrent refreshes) revokes the whole grant, its refresh and access
  * tokens (RFC 9700 §4.14.2), unless it falls within the configured reuse grace period. A narrower scope may be
  * asked for; a wider one is invalid_scope. The response carries no ID token (000 §4.4).
+ *
+ * DPoP (RFC 9449 §5): a grant bound to a key is refreshed only with a proof by that key, and a public client may
+ * refresh only such a grant. A proof on an unbound grant (a confidential client) binds the new access token only.
+ * A refused proof leaves the refresh token unrotated.
  */
 export function refreshAccessToken(ctx: TokenServiceContext) {
   return defineCommand<RefreshInput, IssuedTokens>({
@@ -31,12 +39,19 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
       const tokenHash = hashToken(input.refreshToken);
       const next = newOpaqueToken();
       const grace = ctx.config.refreshTokenReuseGraceSeconds;
+      // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
+      const proofJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, input.dpopProof);
       const outcome = await ctx.platform.db.withTenant(cmd.tenantId, async (sql): Promise<{ grant: Grant; scope: string } | { error: Error }> => {
         const found = await grantStore.findRefreshTokenWithGrant(sql, tokenHash);
         if (!found || found.token.clientId !== client.clientId) return { error: oauthError('invalid_grant', 'The refresh token is invalid.') };
         const { token, grant } = found;
         if (grant.revokedAt !== null) return { error: oauthError('invalid_grant', 'The refresh token was revoked.') };
         if (token.expiresAt.getTime() <= now.getTime()) return { error: oauthError('invalid_grant', 'The refresh token has expired.') };
+        const binding = dpopBindingError(grant.dpopJkt, proofJkt);
+        if (binding) return { error: oauthError('invalid_dpop_proof', binding) };
+        if (client.secret === null && grant.dpopJkt === null) {
+          return { error: oauthError('invalid_grant', 'A public client may refresh only a DPoP-bound grant.') };
+        }
         const granted = parseScope(token.scope);
         const asked = input.scope === undefined ? granted : parseScope(input.scope);
         if (asked.some((s) => !granted.includes(s))) return { error: oauthError('invalid_scope', 'The requested scope exceeds the granted scope.') };
@@ -51,7 +66,7 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
           await grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', now);
           return { error: oauthError('invalid_grant', 'The refresh token was already used.') };
         }
-        return { grant, scope };
+        return { grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt }, scope };
       });
       if ('error' in outcome) throw outcome.error;
       const accessToken = await createAccessToken(ctx, cmd.tenantId, client, outcome.grant, outcome.scope, now);

@@ -3,6 +3,7 @@ import type { OAuthErrorCode } from './oauth-error.js';
 import { redirectUriMatches } from './redirect-uri.js';
 import { parseScope, formatScope } from './scopes.js';
 import { S256_CHALLENGE } from './pkce.js';
+import { JWK_THUMBPRINT } from './dpop-binding.js';
 
 /** A validated authorization request (000 §4.4 GET /authorize parameters). */
 export interface AuthorizationRequest {
@@ -48,7 +49,9 @@ export function checkAuthorizationRequest(
   const state = params.get('state');
   const fail = (error: OAuthErrorCode, description: string): AuthorizationRequestCheck => ({ kind: 'redirect_error', redirectUri, state, error, description });
   for (const name of SINGLE) if (params.getAll(name).length > 1) return fail('invalid_request', `${name} is repeated.`);
-  if (params.has('request') || params.has('request_uri')) return fail('invalid_request', 'Request objects are not supported.');
+  // OIDC Core §3.1.2.6: request objects are not offered (discovery says so), and each has its own error code.
+  if (params.has('request')) return fail('request_not_supported', 'The request parameter is not supported.');
+  if (params.has('request_uri')) return fail('request_uri_not_supported', 'The request_uri parameter is not supported.');
   const responseType = params.get('response_type');
   if (!responseType) return fail('invalid_request', 'response_type is missing.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
@@ -67,6 +70,8 @@ export function checkAuthorizationRequest(
   if (params.get('prompt')?.split(' ').includes('none')) return fail('login_required', 'The user must log in.');
   const dpopJkt = params.get('dpop_jkt');
   if (dpopJkt !== null && !options.dpopEnabled) return fail('invalid_request', 'dpop_jkt is not supported.');
+  // RFC 9449 §10: dpop_jkt is the JWK SHA-256 thumbprint of the key the code will be bound to.
+  if (dpopJkt !== null && !JWK_THUMBPRINT.test(dpopJkt)) return fail('invalid_request', 'dpop_jkt is malformed.');
   return {
     kind: 'ok',
     request: {

@@ -3,6 +3,8 @@ import { AppError, type ErrorCode } from '@tessera/platform';
 /** The error codes of RFC 6749 §5.2, RFC 7009 §2.2.1 and RFC 9449 §7 the token service answers with. */
 export type OAuthErrorCode =
   | 'invalid_request'
+  | 'request_not_supported'
+  | 'request_uri_not_supported'
   | 'invalid_client'
   | 'invalid_grant'
   | 'unauthorized_client'
@@ -13,12 +15,15 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'login_required'
   | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
   | 'invalid_token'
   | 'temporarily_unavailable'
   | 'server_error';
 
 const INTERNAL: Record<OAuthErrorCode, ErrorCode> = {
   invalid_request: 'invalid_request',
+  request_not_supported: 'invalid_request',
+  request_uri_not_supported: 'invalid_request',
   invalid_client: 'unauthenticated',
   invalid_grant: 'invalid_request',
   unauthorized_client: 'invalid_request',
@@ -29,6 +34,7 @@ const INTERNAL: Record<OAuthErrorCode, ErrorCode> = {
   access_denied: 'policy_denied',
   login_required: 'invalid_request',
   invalid_dpop_proof: 'invalid_request',
+  use_dpop_nonce: 'invalid_request',
   invalid_token: 'invalid_token',
   temporarily_unavailable: 'service_unavailable',
   server_error: 'server_error',

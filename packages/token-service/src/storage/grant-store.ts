@@ -165,21 +165,29 @@ export const grantStore = {
 
   /**
    * Consumes the code (once: a concurrent redemption loses) and, in the same statement, activates its grant's
-   * lifetime and stores the first refresh token. Answers false when the code was already consumed.
+   * lifetime, binds it to a DPoP key when one is given and it has none yet (RFC 9449 §5), and stores the first
+   * refresh token. Answers false when the code was already consumed.
    */
   async consumeCode(
     sql: Sql,
-    input: { codeHash: string; now: Date; grantExpiresAt: Date; refresh: { tokenHash: string; scope: string; expiresAt: Date } | null },
+    input: {
+      codeHash: string;
+      now: Date;
+      grantExpiresAt: Date;
+      refresh: { tokenHash: string; scope: string; expiresAt: Date } | null;
+      dpopJkt?: string | null;
+    },
   ): Promise<boolean> {
     const r = await sql.query<{ grant_id: string }>(
       `WITH c AS (
          UPDATE oauth_authorization_codes SET consumed_at = $2 WHERE code_hash = $1 AND consumed_at IS NULL RETURNING grant_id, client_id),
-       g AS (UPDATE oauth_grants SET expires_at = $3 WHERE id = (SELECT grant_id FROM c) RETURNING id),
+       g AS (UPDATE oauth_grants SET expires_at = $3, dpop_jkt = COALESCE(dpop_jkt, $7::text) WHERE id = (SELECT grant_id FROM c) RETURNING id),
        r AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
          SELECT $4, c.grant_id, c.client_id, $5, $2, $6 FROM c WHERE $4::text IS NOT NULL RETURNING 1)
        SELECT grant_id FROM c`,
-      [input.codeHash, input.now, input.grantExpiresAt, input.refresh?.tokenHash ?? null, input.refresh?.scope ?? null, input.refresh?.expiresAt ?? null],
+      [input.codeHash, input.now, input.grantExpiresAt, input.refresh?.tokenHash ?? null, input.refresh?.scope ?? null, input.refresh?.expiresAt ?? null,
+        input.dpopJkt ?? null],
     );
     return r.rowCount === 1;
   },

@@ -39,7 +39,7 @@ export function registerAuthorizeRoutes(app: RoleApp, ctx: TokenServiceContext):
   });
   // OIDC Core §3.1.2.1: the authorization endpoint also accepts POST with form parameters.
   app.post('/authorize', { config, schema: { tags: ['authorization'] } }, async (request, reply) => {
-    const params = new URLSearchParams(formParams(request.body));
+    const params = new URLSearchParams(formParams(request));
     return sendAuthorizeOutcome(reply, await run.execute(start, commandContext(request), { params }));
   });
   app.get(federationCallbackPath, { config, schema: { tags: ['authorization'] } }, async (request, reply) => {

@@ -31,7 +31,7 @@ export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): R
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
   };
-  if (ctx.config.dpop.enabled) doc.dpop_signing_alg_values_supported = ['ES256', 'ES384'];
+  if (ctx.dpop.enabled) doc.dpop_signing_alg_values_supported = [...ctx.dpop.algs];
   return doc;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Oauth2ServerErrorResponseError } from '@openid4vc/oauth2';
 import { commandContext, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
@@ -11,6 +11,7 @@ import { revokeToken } from '../../commands/revoke-token.js';
 import { getUserinfo } from '../../commands/get-userinfo.js';
 import { oauthError, isOAuthErrorCode } from '../../domain/oauth-error.js';
 import { formParams, NO_STORE } from '../form.js';
+import { presentedAccessToken } from '../access-token.js';
 
 /** The rate-limit key of an OAuth client: its client_id, from the Basic header or the form. */
 function clientKey(request: FastifyRequest): string | undefined {
@@ -26,9 +27,12 @@ function clientKey(request: FastifyRequest): string | undefined {
 /** Parses the grant with @openid4vc/oauth2 (authorization_code, refresh_token); client_credentials is ours. */
 function parseGrant(ctx: TokenServiceContext, tenantId: string, request: FastifyRequest, form: Record<string, string>) {
   if (form.grant_type === 'client_credentials') return { grantType: 'client_credentials' as const };
+  const headers = new Headers(request.headers as Record<string, string>);
+  // With DPoP on, the proof is verified in full by the grant's command (RFC 9449 §4.3), with its own answers.
+  if (ctx.dpop.enabled) headers.delete('dpop');
   try {
     const parsed = ctx.signer.oauth2For(tenantId).parseAccessTokenRequest({
-      request: { method: 'POST', url: request.url, headers: new Headers(request.headers as Record<string, string>) },
+      request: { method: 'POST', url: request.url, headers },
       accessTokenRequest: form,
     });
     if (parsed.grant.grantType === 'authorization_code') return { grantType: 'authorization_code' as const, code: parsed.grant.code };
@@ -62,19 +66,24 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
 
   app.post('/token', { config, schema: { tags: ['token'] } }, async (request, reply) => {
     reply.headers(NO_STORE);
-    const form = formParams(request.body);
+    const form = formParams(request);
     const grant = parseGrant(ctx, request.state.tenantId!, request, form);
-    const { client, cmd } = await authenticated(request, form, grant.grantType === 'authorization_code');
-    if (grant.grantType === 'authorization_code') {
-      return run.execute(exchange, cmd, { client, code: grant.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier });
-    }
-    if (grant.grantType === 'refresh_token') return run.execute(refresh, cmd, { client, refreshToken: grant.refreshToken, scope: form.scope });
-    return run.execute(clientCredentials, cmd, { client, scope: form.scope });
+    const dpopProof = ctx.dpop.enabled ? request.headers.dpop : undefined;
+    // RFC 9449 §5: a public client's refresh token is bound to its DPoP key, which the refresh proof demonstrates.
+    const allowPublic = grant.grantType === 'authorization_code' || (grant.grantType === 'refresh_token' && dpopProof !== undefined);
+    const { client, cmd } = await authenticated(request, form, allowPublic);
+    const tokens =
+      grant.grantType === 'authorization_code'
+        ? await run.execute(exchange, cmd, { client, code: grant.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier, dpopProof })
+        : grant.grantType === 'refresh_token'
+          ? await run.execute(refresh, cmd, { client, refreshToken: grant.refreshToken, scope: form.scope, dpopProof })
+          : await run.execute(clientCredentials, cmd, { client, scope: form.scope, dpopProof });
+    return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(tokens);
   });
 
   app.post('/introspect', { config, schema: { tags: ['token'] } }, async (request, reply) => {
     reply.headers(NO_STORE);
-    const form = formParams(request.body);
+    const form = formParams(request);
     if (!form.token) throw oauthError('invalid_request', 'token is required.');
     const { client, cmd } = await authenticated(request, form, false);
     return run.execute(introspect, cmd, { client, token: form.token, hint: form.token_type_hint });
@@ -82,19 +91,20 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
 
   app.post('/revoke', { config, schema: { tags: ['token'] } }, async (request, reply) => {
     reply.headers(NO_STORE);
-    const form = formParams(request.body);
+    const form = formParams(request);
     if (!form.token) throw oauthError('invalid_request', 'token is required.');
     const { client, cmd } = await authenticated(request, form, false);
     await run.execute(revoke, cmd, { client, token: form.token, hint: form.token_type_hint });
     return reply.code(200).send();
   });
 
-  const userinfoHandler = async (request: FastifyRequest) => {
-    const auth = request.headers.authorization;
-    const fromBody = typeof (request.body as Record<string, unknown> | undefined)?.access_token === 'string' ? String((request.body as Record<string, unknown>).access_token) : undefined;
-    const token = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : fromBody;
-    if (!token) throw oauthError('invalid_token', 'An access token is required.', { status: 401, headers: { 'www-authenticate': 'Bearer' } });
-    return run.execute(userinfo, commandContext(request), { accessToken: token });
+  const userinfoHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = presentedAccessToken(request.headers.authorization, request.body, ctx.dpop.enabled);
+    if (!presented) throw oauthError('invalid_token', 'An access token is required.', { status: 401, headers: { 'www-authenticate': ctx.dpop.unauthenticatedChallenge() } });
+    const dpopProof = presented.scheme === 'DPoP' ? request.headers.dpop : undefined;
+    const cmd = commandContext(request);
+    const claims = await run.execute(userinfo, cmd, { accessToken: presented.token, scheme: presented.scheme, dpopProof, httpMethod: request.method });
+    return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(claims);
   };
   app.get('/userinfo', { config: { family: 'oauth', auth: 'none' }, schema: { tags: ['userinfo'] } }, userinfoHandler);
   app.post('/userinfo', { config: { family: 'oauth', auth: 'none' }, schema: { tags: ['userinfo'] } }, userinfoHandler);
