@@ -152,8 +152,26 @@ export class UpstreamOidcClient {
   }
 }
 
+/** The error and its causes, outermost first (openid-client wraps the check that failed). */
+function causeChain(error: unknown): Array<{ name?: string; code?: string; error?: string; message?: string }> {
+  const chain: Array<{ name?: string; code?: string; error?: string; message?: string; cause?: unknown }> = [];
+  let current = error as { cause?: unknown } | undefined;
+  while (current && typeof current === 'object' && chain.length < 5) {
+    chain.push(current as never);
+    current = current.cause as { cause?: unknown } | undefined;
+  }
+  return chain;
+}
+
+const ID_TOKEN_CODES = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED', 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED']);
+
 function classify(cause: unknown): UpstreamLoginError {
-  const e = cause as { name?: string; code?: string; error?: string; message?: string };
+  const chain = causeChain(cause);
+  // An ID token check anywhere in the chain decides, before the generic wrappers are looked at.
+  if (chain.some((c) => (c.code && ID_TOKEN_CODES.has(c.code)) || /signature verification failed/i.test(String(c.message ?? '')))) {
+    return new UpstreamLoginError('id_token_invalid', 'The ID token from the identity provider is not valid.', undefined, { cause });
+  }
+  const e = chain[0] ?? {};
   if (e?.name === 'AuthorizationResponseError') {
     return new UpstreamLoginError('provider_error', 'The identity provider returned an error.', e.error, { cause });
   }
