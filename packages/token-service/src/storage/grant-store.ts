@@ -1,19 +1,13 @@
 import type { Sql } from '@tessera/platform';
+import type { AuthorizationRequestFields } from '../domain/authorization-request-fields.js';
 
 /**
  * SQL of the token service (migrations/0001_token_service.sql). Every function runs inside the caller's
  * tenant unit of work; row-level security confines it to the tenant.
  */
-export interface LoginTransaction {
+/** A login in progress: the relying party's request, kept while the user logs in upstream. */
+export interface LoginTransaction extends AuthorizationRequestFields {
   id: string;
-  clientId: string;
-  redirectUri: string;
-  scope: string;
-  state: string | null;
-  nonce: string | null;
-  codeChallenge: string;
-  codeChallengeMethod: string;
-  dpopJkt: string | null;
   upstreamNonce: string | null;
   upstreamCodeVerifier: string | null;
   createdAt: Date;
