@@ -1,7 +1,7 @@
 import type { Platform } from '@tessera/platform';
 import { PostgresIdentityStore, bindingRetentionJob, type IdentityStore } from '@tessera/identity';
 import { createTokenService, prepareTokenService, grantPurgeJob, type TokenServiceContext } from '@tessera/token-service';
-import { createBridgeServices, bridgeJobs, type BridgeServices } from '@tessera/bridge';
+import { createBridgeServices, bridgeJobs, reconciliationJobs, type BridgeServices } from '@tessera/bridge';
 import type { ServerConfig } from './config.js';
 
 /**
@@ -34,7 +34,7 @@ export class Contexts {
   bridge(): BridgeServices {
     if (!this.bridgeServices) {
       this.bridgeServices = createBridgeServices(this.platform, { config: this.config.bridge, identities: this.identities() });
-      for (const job of bridgeJobs(this.bridgeServices)) this.platform.jobs.register(job);
+      for (const job of [...bridgeJobs(this.bridgeServices), ...reconciliationJobs(this.bridgeServices)]) this.platform.jobs.register(job);
     }
     return this.bridgeServices;
   }

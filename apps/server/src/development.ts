@@ -85,7 +85,17 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     upstream.clientSecret = DEV_FEDERATION_CLIENT.secret;
     upstream.scopes = ['openid', 'profile', 'email', config.deployment.serviceClaim];
     plan.startIdentityProvider = true;
-    plan.announcements.push(`embedded institutional OpenID provider at ${upstream.issuer} (demo users: see packages/dev-idp/README.md)`);
+    plan.announcements.push(`embedded institutional OpenID provider at ${upstream.issuer} (demo users alice, bob, carol; password <name>-password)`);
+  }
+  const idv = config.bridge.idv;
+  if (!idv.provider.issuer && plan.startIdentityProvider) {
+    // Identity verification (000 §4.2) at the same embedded provider, with the same development client.
+    idv.provider.issuer = upstream.issuer;
+    idv.provider.clientId = DEV_FEDERATION_CLIENT.clientId;
+    idv.provider.clientSecret = DEV_FEDERATION_CLIENT.secret;
+    idv.portalUrl = config.portal.publicUrl;
+    // 000 §8: 10 to 15 minutes are recommended when IDV is used.
+    if (config.bridge.sessionTimeoutSeconds < 600) config.bridge.sessionTimeoutSeconds = 900;
   }
   return plan;
 }
@@ -104,9 +114,11 @@ export async function startDevelopmentIdentityProvider(config: ServerConfig, por
       },
     ],
   });
-  if (port === 0) config.tokenService.upstream.issuer = idp.issuer;
+  if (port === 0) {
+    config.tokenService.upstream.issuer = idp.issuer;
+    if (config.bridge.idv.provider.clientId === DEV_FEDERATION_CLIENT.clientId) config.bridge.idv.provider.issuer = idp.issuer;
+  }
   return idp;
 }
 
-const bridgeBase = (config: ServerConfig) =>
-  ((config as { bridge?: { publicBaseUrl?: string } }).bridge?.publicBaseUrl ?? 'http://localhost:8090').replace(/\/$/, '');
+const bridgeBase = (config: ServerConfig) => config.bridge.publicBaseUrl.replace(/\/$/, '');

@@ -1,6 +1,7 @@
 import type { Scenario } from '../../../bench/lib/types.js';
 import { bridgeCreateSession } from './create-session.js';
 import { es256Verify } from './es256-verify.js';
+import { reconciliationLookup } from './reconciliation-lookup.js';
 import { bridgeVerifyPresentation } from './verify-presentation.js';
 
 /**
@@ -8,4 +9,9 @@ import { bridgeVerifyPresentation } from './verify-presentation.js';
  *   import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
  *   export const scenarios = [bareRoute, platformPublicRoute, rs256Sign, ...bridgeScenarios];
  */
-export const bridgeScenarios: readonly Scenario[] = [es256Verify, bridgeVerifyPresentation, bridgeCreateSession];
+export const bridgeScenarios: readonly Scenario[] = [
+  es256Verify,
+  bridgeVerifyPresentation,
+  bridgeCreateSession,
+  reconciliationLookup,
+];

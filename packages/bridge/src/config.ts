@@ -1,4 +1,6 @@
 import Type, { type Static } from 'typebox';
+import { IdvConfigSchema } from './idv/config.js';
+import { ReconciliationConfigSchema } from './reconciliation/config.js';
 
 /**
  * The `bridge` configuration section (000 §2.2, §8; docs in packages/bridge/README.md#configuration). The composition
@@ -167,6 +169,10 @@ export const BridgeConfigSchema = Type.Object(
     ),
     /** CSP frame-ancestors of the QR page; default none (the page may not be framed). */
     qrPageFrameAncestors: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    /** Identity verification at the institutional provider (000 §4.2; README "Identity verification"). */
+    idv: IdvConfigSchema,
+    /** The external reconciliation API (000 §2.7, §4.3, §5; README "External reconciliation API"). */
+    reconciliation: ReconciliationConfigSchema,
   },
   { default: {}, additionalProperties: false },
 );

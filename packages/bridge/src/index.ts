@@ -26,3 +26,29 @@ export { WALLET_LOGIN_QUERY_ID } from './domain/queries.js';
 
 /** Path of the redemption endpoint on the bridge (POST, bearer token with `bridge.redeem.scope`). */
 export const redeemPath = (sessionId: string) => `/auth/oid4vp/sessions/${encodeURIComponent(sessionId)}/redeem`;
+
+// The external reconciliation API (000 §4.3; README "External reconciliation API"): registered by
+// registerBridgeRoutes; its jobs are to be registered beside bridgeJobs.
+export {
+  ReconciliationConfigSchema,
+  RECONCILIATION_SCOPES,
+  type ReconciliationConfig,
+  type ReconciliationClientConfig,
+} from './reconciliation/config.js';
+export {
+  reconciliationJobs,
+  purgeExpiredAuxiliaryJob,
+  purgeDpopReplayJob,
+  PURGE_EXPIRED_AUXILIARY_JOB,
+  PURGE_EXPIRED_AUXILIARY_INTERVAL_SECONDS,
+  PURGE_DPOP_REPLAY_JOB,
+} from './reconciliation/jobs.js';
+export { RECONCILIATION_BASE_PATH } from './reconciliation/http/routes.js';
+export { computeIdentifierHash } from './reconciliation/domain/identifier-hash.js';
+
+// Identity verification (000 §4.2; README "Identity verification"): the `bridge.idv` section, the callback path to
+// register at the institutional provider, and the reason codes of the callback's redirect to the portal.
+export { IdvConfigSchema, type IdvConfig } from './idv/config.js';
+export { IDV_CALLBACK_PATH } from './idv/idv-services.js';
+export { IDV_FAILURES, type IdvFailureReason } from './idv/domain/failure-reasons.js';
+export type { ReconciliationStatus } from './idv/domain/reconciliation-state.js';

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { readQrFromDataUri } from './browser/support/qr.js';
 import { attributeOf, textOf } from './support/html.js';
@@ -18,8 +18,9 @@ const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
 
 /**
  * The portal's routes over HTTP, on both engines: the real token service checks the requests and issues the portal's
- * service token; the bridge is the STAND-IN of test/support/stand-in-bridge.ts (000 §4.1 and §4.2 exactly), so that
- * every session state and every IDV answer can be set by the test.
+ * service token; the bridge is the STAND-IN of test/support/stand-in-bridge.ts (000 §4.1 exactly), so that every
+ * session state can be set by the test (a failed check, EXPIRED, removed, the bridge down). The identity-verification
+ * routes run against the real bridge and the development identity provider in test/identity-verification.test.ts.
  */
 describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
   let stack: Stack;
@@ -39,17 +40,11 @@ describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
       onTokenService: (url) => bridge.trustIssuer(url),
       portal: { fetch: counting },
     });
-    bridge.portalUrl = stack.portal.url;
   });
   afterAll(async () => {
     await stack?.close();
     await bridge?.close();
   });
-  beforeEach(() => {
-    bridge.nextIdv = { status: 'success' };
-    bridge.idvPendingPolls = 0;
-  });
-
   const request = (extra: Record<string, string> = {}) =>
     new URLSearchParams({
       response_type: 'code',
@@ -209,45 +204,6 @@ describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
     expect(bridge.calls.filter((c) => c === `POST /auth/oid4vp/sessions/${session.id}/complete`)).toHaveLength(1);
   });
 
-  it('an unknown holder: 202, the verify-identity page, the institution, the callback, complete again', async () => {
-    const { client, session, status } = await signin(request(), 'de');
-    session.status = 'VERIFIED';
-    expect(await status()).toMatchObject({
-      state: 'idv',
-      next: '/signin/verify-identity',
-      message: 'Ihr Nachweis ist bestätigt. Noch ein Schritt: Bestätigen Sie Ihre Identität.',
-    });
-    const page = await client.request(`${stack.portal.url}/signin/verify-identity`);
-    const html = await page.text();
-    expect(page.status).toBe(200);
-    expect(textOf(html, 'verify-identity')).toBe('Weiter zu Ihrer Einrichtung');
-
-    const foreign = await client.request(`${stack.portal.url}/signin/verify-identity`, {
-      method: 'POST',
-      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
-    });
-    expect(foreign.status).toBe(403);
-    expect(session.idv).toBeNull();
-
-    const post = await client.request(`${stack.portal.url}/signin/verify-identity`, {
-      method: 'POST',
-      headers: { origin: stack.portal.url, 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
-    });
-    expect(post.status).toBe(303);
-    const idp = post.headers.get('location')!;
-    expect(idp.startsWith(`${bridge.url}/idp/authorize`)).toBe(true);
-    const callback = (await client.request(idp)).headers.get('location')!;
-    expect(callback).toBe(`${stack.portal.url}/wallet/callback?session=${session.id}&status=success`);
-    const finishing = await (await client.request(callback)).text();
-    const poll = attributeOf(finishing, 'status', 'data-poll-url')!;
-    expect(attributeOf(finishing, 'status', 'data-max-polls')).toBe('30');
-    const answer = (await (await client.request(`${stack.portal.url}${poll}`)).json()) as StatusAnswer;
-    expect(answer.state).toBe('verified');
-    expect(new URL(answer.next).searchParams.get('login_hint')).toBe(`oid4vp:${session.id}`);
-  });
-
   it('the callback names the reason in plain words, keeps the reference, and restarts with the original request', async () => {
     const { client, session } = await signin();
     const cases: Array<[string, string]> = [
@@ -256,6 +212,9 @@ describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
       ['cancelled', 'The sign-in at your institution was cancelled or refused.'],
       ['expired', 'The sign-in took too long and has expired.'],
       ['already_bound', 'Your institution account is already linked to a different wallet.'],
+      ['session_invalid', 'This sign-in can no longer be finished'],
+      ['processing_failed', 'The answer from your institution could not be processed. Please start again.'],
+      ['aborted', 'The identity verification was cancelled.'],
       ['something_new', 'Something went wrong while confirming your identity.'],
     ];
     for (const [reason, sentence] of cases) {

@@ -7,6 +7,8 @@ import { createBridgeServices, type BridgeDeps, type BridgeServices } from '../s
 import { registerQrRoutes } from './qr-routes.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerWalletRoutes } from './wallet-routes.js';
+import { registerIdvRoutes } from '../idv/http/idv-routes.js';
+import { registerReconciliationApi } from '../reconciliation/register.js';
 
 /** What registration hands back to the composition root and to the IDV flow. */
 export interface BridgeHandle {
@@ -44,6 +46,9 @@ export async function registerBridgeRoutes(
   registerSessionRoutes(app, services);
   await registerWalletRoutes(app, services);
   registerQrRoutes(app, services);
+  registerIdvRoutes(app, services);
+  // The external reconciliation API (000 §4.3), unless bridge.reconciliation.enabled is false.
+  await registerReconciliationApi(app, services);
   return {
     services,
     jobs: bridgeJobs(services),

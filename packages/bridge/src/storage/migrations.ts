@@ -3,4 +3,9 @@ import { sqlMigration, type Migration } from '@tessera/platform';
 /** The bridge's migrations, applied after the platform's (the composition root lists them in order). */
 export const bridgeMigrations: Migration[] = [
   sqlMigration('bridge/0001_bridge', new URL('./migrations/0001_bridge.sql', import.meta.url)),
+  sqlMigration(
+    'bridge/0002_idv_reconciliations',
+    new URL('./migrations/0002_idv_reconciliations.sql', import.meta.url),
+  ),
+  sqlMigration('bridge/0003_reconciliation', new URL('./migrations/0003_reconciliation.sql', import.meta.url)),
 ];

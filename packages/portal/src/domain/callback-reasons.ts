@@ -2,9 +2,12 @@ import type { MessageKey } from '../i18n/en.js';
 
 /**
  * The `reason` of the bridge's redirect to {portal_url}/wallet/callback (000 §4.2 step 7). The spec names only
- * token_exchange_failed (§7: "values of the reason query parameter ... not shown"); the others are the failure causes
- * §3.2 and §7 list, under the spellings an implementation is likely to choose, and OAuth's own error codes (RFC 6749
- * §4.1.2.1) passed through from the identity provider.
+ * token_exchange_failed (§7: "values of the reason query parameter ... not shown"); the bridge's README ("Identity
+ * verification", its `IDV_FAILURES`) lists the codes it sends: access_denied, token_exchange_failed,
+ * id_token_invalid, missing_claim, session_expired, session_invalid, already_bound, provider_unavailable,
+ * processing_failed, aborted (superseded and attempt_expired end an attempt but never reach the redirect; they are
+ * mapped all the same). The other spellings and OAuth's own error codes (RFC 6749 §4.1.2.1) are kept for a bridge
+ * that passes a provider's error through.
  */
 const REASONS = new Map<string, MessageKey>(
   Object.entries({
@@ -18,6 +21,12 @@ const REASONS = new Map<string, MessageKey>(
     expired: 'reasonExpired',
     session_expired: 'reasonExpired',
     state_expired: 'reasonExpired',
+    attempt_expired: 'reasonExpired',
+    session_invalid: 'reasonSessionInvalid',
+    superseded: 'reasonSessionInvalid',
+    aborted: 'reasonAborted',
+    provider_unavailable: 'reasonProviderUnavailable',
+    processing_failed: 'reasonProcessingFailed',
     already_bound: 'reasonAlreadyBound',
     binding_conflict: 'reasonAlreadyBound',
     missing_claim: 'reasonMissingClaim',

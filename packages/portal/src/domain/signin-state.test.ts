@@ -38,6 +38,11 @@ describe('callback reasons (000 §4.2 step 7)', () => {
     expect(callbackReasonMessage('session_expired')).toBe('reasonExpired');
     expect(callbackReasonMessage('already_bound')).toBe('reasonAlreadyBound');
     expect(callbackReasonMessage('missing_claim')).toBe('reasonMissingClaim');
+    expect(callbackReasonMessage('id_token_invalid')).toBe('reasonIdTokenInvalid');
+    expect(callbackReasonMessage('provider_unavailable')).toBe('reasonProviderUnavailable');
+    expect(callbackReasonMessage('session_invalid')).toBe('reasonSessionInvalid');
+    expect(callbackReasonMessage('processing_failed')).toBe('reasonProcessingFailed');
+    expect(callbackReasonMessage('aborted')).toBe('reasonAborted');
     expect(callbackReasonMessage('__proto__')).toBe('reasonDefault');
     expect(callbackReasonMessage('constructor')).toBe('reasonDefault');
     expect(callbackReasonMessage(null)).toBe('reasonDefault');

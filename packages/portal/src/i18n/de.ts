@@ -61,6 +61,12 @@ export const de: Messages = {
   reasonInvalidState: 'Die Antwort Ihrer Einrichtung passt nicht zu dieser Anmeldung.',
   reasonIdTokenInvalid: 'Die Antwort Ihrer Einrichtung konnte nicht geprüft werden.',
   reasonProviderError: 'Der Anmeldedienst Ihrer Einrichtung hat einen Fehler gemeldet.',
+  reasonProviderUnavailable:
+    'Der Anmeldedienst Ihrer Einrichtung war nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.',
+  reasonSessionInvalid:
+    'Diese Anmeldung kann nicht mehr abgeschlossen werden, zum Beispiel weil sie schon abgeschlossen oder anderswo neu begonnen wurde.',
+  reasonProcessingFailed: 'Die Antwort Ihrer Einrichtung konnte nicht verarbeitet werden. Bitte beginnen Sie neu.',
+  reasonAborted: 'Die Identitätsprüfung wurde abgebrochen.',
   reasonDefault: 'Bei der Bestätigung Ihrer Identität ist etwas schiefgegangen.',
   reasonCode: 'Referenz für den Support: {code}',
   callbackMismatch: 'Dieser Link gehört nicht zu der Anmeldung, die in diesem Browser begonnen wurde.',

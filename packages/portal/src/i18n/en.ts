@@ -58,6 +58,11 @@ export const en = {
   reasonInvalidState: 'The answer from your institution did not match this sign-in.',
   reasonIdTokenInvalid: 'The answer from your institution could not be verified.',
   reasonProviderError: 'Your institution’s sign-in service reported an error.',
+  reasonProviderUnavailable: 'Your institution’s sign-in service could not be reached. Please try again in a moment.',
+  reasonSessionInvalid:
+    'This sign-in can no longer be finished, for example because it was completed or started again elsewhere.',
+  reasonProcessingFailed: 'The answer from your institution could not be processed. Please start again.',
+  reasonAborted: 'The identity verification was cancelled.',
   reasonDefault: 'Something went wrong while confirming your identity.',
   reasonCode: 'Reference for support: {code}',
   callbackMismatch: 'This link does not belong to the sign-in that was started in this browser.',

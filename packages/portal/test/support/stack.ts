@@ -10,7 +10,13 @@ import {
 } from '@tessera/platform';
 import { createTestPlatform, type TestDatabaseKind, type TestPlatform } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
-import { BridgeConfigSchema, bridgeMigrations, registerBridgeRoutes, type BridgeConfig } from '@tessera/bridge';
+import {
+  BridgeConfigSchema,
+  bridgeMigrations,
+  IDV_CALLBACK_PATH,
+  registerBridgeRoutes,
+  type BridgeConfig,
+} from '@tessera/bridge';
 import {
   TokenServiceConfigSchema,
   createTokenService,
@@ -37,6 +43,12 @@ export const MIGRATIONS = withSymmetricKeysMigration([
 /** The portal's client at the token service and the audience every service token of the deployment carries. */
 export const PORTAL_CLIENT = { clientId: 'tessera-portal', clientSecret: 'portal-secret' };
 export const SERVICE_AUDIENCE = 'tessera-services';
+/** The bridge's confidential client at the development identity provider (identity verification, 000 §4.2). */
+export const BRIDGE_IDV_CLIENT = { clientId: 'tessera-bridge-idv', clientSecret: 'bridge-idv-secret' };
+/** 000 §2.4 providerId of the development identity provider as the bridge's institutional provider. */
+export const IDV_PROVIDER_ID = 'dev-idp';
+/** 000 §8: with identity verification a presentation session lives 600 to 900 s; the stack takes the upper end. */
+export const IDV_SESSION_TIMEOUT_SECONDS = 900;
 
 export interface Stack {
   t: TestPlatform;
@@ -59,7 +71,12 @@ export interface StackOptions {
   bridge?: Record<string, unknown>;
   /** A bridge already listening elsewhere (a stand-in); no real bridge is started then. */
   bridgeUrl?: string;
-  /** Starts the development identity provider as the token service's upstream (federated login). */
+  /**
+   * Starts the development identity provider as the token service's upstream (federated login) and, with the real
+   * bridge, as the bridge's institutional provider for identity verification (000 §4.2): the bridge is its
+   * confidential client with the redirect URI `${bridge public URL}/auth/oid4vp/idv/callback` (the proxy's URL with
+   * two replicas), the callback sends the browser to the portal, and sessions live 900 s (000 §8).
+   */
   idp?: boolean;
   /** Called with the token service URL before the portal starts (a stand-in that verifies its tokens). */
   onTokenService?: (url: string) => void;
@@ -121,7 +138,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     if (options.bridgeUrl) {
       bridge = { app: null, url: options.bridgeUrl, config: null };
     } else {
-      const config = loadConfig(BridgeConfigSchema, { env: {}, overrides: options.bridge ?? {} });
+      const overrides = {
+        ...(options.idp ? { sessionTimeoutSeconds: IDV_SESSION_TIMEOUT_SECONDS } : {}),
+        ...options.bridge,
+      };
+      const config = loadConfig(BridgeConfigSchema, { env: {}, overrides });
       const app = await createRoleApp(platform, { role: 'bridge', title: 'Tessera bridge', family: 'oauth' });
       apps.push(app);
       await registerBridgeRoutes(app, platform, { config, identities, clock: bridgeClock });
@@ -154,8 +175,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
             clientSecret: 'federation-secret',
             redirectUris: [`${tsUrl}/federation/callback`],
           },
+          ...(bridge.config
+            ? [{ ...BRIDGE_IDV_CLIENT, redirectUris: [`${bridge.url}${IDV_CALLBACK_PATH}`] }]
+            : []),
         ],
       });
+      if (bridge.config) {
+        // The bridge reads its IDV settings at each use: the provider's issuer is known only now that it listens.
+        bridge.config.idv.provider = {
+          ...bridge.config.idv.provider,
+          ...BRIDGE_IDV_CLIENT,
+          issuer: idp.issuer,
+          providerId: IDV_PROVIDER_ID,
+        };
+        bridge.config.idv.portalUrl = portalUrl;
+      }
     }
 
     const tsConfig = Value.Default(TokenServiceConfigSchema, {

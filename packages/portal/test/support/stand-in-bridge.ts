@@ -5,13 +5,14 @@ import QRCode from 'qrcode';
 import { createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from 'jose';
 
 /**
- * STAND-IN for the bridge's IDV API (000 §4.2), which is not built yet: an HTTP server that speaks exactly the spec's
- * session API (§4.1, with the clientId/codeChallenge extension and the redeem endpoint the token service calls) and
- * IDV API, with bearer tokens verified against the token service's key set. It also plays the institutional provider
- * and the bridge's callback: its authorizationUrl redirects the browser straight to {portal_url}/wallet/callback.
- * The final browser suite replaces it with the real bridge and the development identity provider.
+ * STAND-IN for the bridge's session API, for test/portal-routes.test.ts only: an HTTP server that speaks exactly the
+ * spec's session API (000 §4.1, with the clientId/codeChallenge extension and the redeem endpoint the token service
+ * calls), with bearer tokens verified against the token service's key set, and whose sessions the test sets to any
+ * state: ERROR with a given failed check, EXPIRED, removed by the cleanup, or the whole bridge down. The real bridge
+ * reaches these states only through time, hostile wallets or a stopped process. Identity verification (000 §4.2) is
+ * not played here: its tests run against the real bridge and the development identity provider
+ * (test/identity-verification.test.ts, test/browser/identity-verification.test.ts).
  */
-export type IdvOutcome = { status: 'success' } | { status: 'error'; reason: string };
 
 export interface StandInSession {
   id: string;
@@ -23,19 +24,12 @@ export interface StandInSession {
   /** true: complete answers 200 when VERIFIED (known holder); false: 202 and IDV_REQUIRED. */
   knownHolder: boolean;
   failure: { check: string; reason: string } | null;
-  idv: { status: string; errorMessage: string | null; pendingPolls: number } | null;
   redeemed: boolean;
 }
 
 export interface StandInBridge {
   url: string;
   sessions: Map<string, StandInSession>;
-  /** Where the stand-in IdP sends the browser back (000 §4.2 portal_url). */
-  portalUrl: string;
-  /** Outcome of the next institutional login. */
-  nextIdv: IdvOutcome;
-  /** IDV status polls answered REDIRECTED before COMPLETED, after a successful callback. */
-  idvPendingPolls: number;
   /** Every call, as `METHOD path` (no query), for assertions about what the portal asked. */
   calls: string[];
   userId: string;
@@ -72,9 +66,6 @@ export async function startStandInBridge(): Promise<StandInBridge> {
   const bridge: StandInBridge = {
     url,
     sessions,
-    portalUrl: '',
-    nextIdv: { status: 'success' },
-    idvPendingPolls: 1,
     calls: [],
     userId: randomUUID(),
     trustIssuer(tokenServiceUrl) {
@@ -109,24 +100,6 @@ export async function startStandInBridge(): Promise<StandInBridge> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse, u: URL) {
-    // The institutional provider and the bridge's callback in one hop (000 §4.2 steps 1-7).
-    if (req.method === 'GET' && u.pathname === '/idp/authorize') {
-      const session = [...sessions.values()].find((s) => s.idv && s.id === u.searchParams.get('session'));
-      if (!session) return error(res, 400, 'invalid_request');
-      const outcome = bridge.nextIdv;
-      const back = new URL('/wallet/callback', bridge.portalUrl);
-      back.searchParams.set('session', session.id);
-      back.searchParams.set('status', outcome.status);
-      if (outcome.status === 'error') {
-        back.searchParams.set('reason', outcome.reason);
-        session.idv = { status: 'ERROR', errorMessage: outcome.reason, pendingPolls: 0 };
-      } else {
-        session.idv = { status: 'CALLBACK_RECEIVED', errorMessage: null, pendingPolls: bridge.idvPendingPolls };
-      }
-      res.writeHead(303, { location: back.href });
-      return res.end();
-    }
-
     const m = /^\/auth\/oid4vp\/sessions(?:\/([0-9a-f-]{36})(\/[a-z/]+))?$/.exec(u.pathname);
     if (!m) return error(res, 404, 'not_found');
     const [, id, rest] = m;
@@ -146,7 +119,6 @@ export async function startStandInBridge(): Promise<StandInBridge> {
         requestUri,
         knownHolder: false,
         failure: null,
-        idv: null,
         redeemed: false,
       });
       const qrCodeDataUri = await QRCode.toDataURL(requestUri, { errorCorrectionLevel: 'M', margin: 2, scale: 6 });
@@ -189,27 +161,6 @@ export async function startStandInBridge(): Promise<StandInBridge> {
           return json(res, 202, { idvRequired: true, idvMethod: 'oidc', idvSteps: ['Sign in at your institution.'] });
         }
         return error(res, 409, 'invalid_session_state');
-      case 'POST /idv/initiate':
-        if (session.status !== 'VERIFIED' && session.status !== 'IDV_REQUIRED')
-          return error(res, 409, 'invalid_session_state');
-        session.idv = { status: 'CREATED', errorMessage: null, pendingPolls: 0 };
-        return json(res, 200, {
-          reconciliationSessionId: randomUUID(),
-          authorizationUrl: `${url}/idp/authorize?session=${session.id}`,
-          providerId: 'stand-in-idp',
-        });
-      case 'GET /idv/status': {
-        if (!session.idv) return error(res, 404, 'session_not_found');
-        if (session.idv.status === 'CALLBACK_RECEIVED') {
-          if (session.idv.pendingPolls > 0) session.idv.pendingPolls -= 1;
-          else {
-            session.idv.status = 'COMPLETED';
-            // 000 §4.2 step 5: the binding exists now, so complete answers 200 (isNewUser true).
-            session.status = 'COMPLETED';
-          }
-        }
-        return json(res, 200, { reconciliationStatus: session.idv.status, errorMessage: session.idv.errorMessage });
-      }
       case 'POST /redeem': {
         const b = await body(req);
         if (

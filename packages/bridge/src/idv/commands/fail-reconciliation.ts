@@ -1,0 +1,36 @@
+import type { Sql } from '@tessera/platform';
+import { failureMessage, type IdvFailureReason } from '../domain/failure-reasons.js';
+import { reconciliationMove } from '../domain/reconciliation-state.js';
+import type { IdvServices } from '../idv-services.js';
+import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
+import { auditIdvFailed } from './idv-audit.js';
+
+/**
+ * 000 §3.2 "any non-terminal → ERROR": the attempt keeps its reason and errorMessage, and loses its sealed material
+ * (PKCE verifier, a verified login awaiting its recording). Null when the attempt had already left the open states.
+ */
+export function markFailed(sql: Sql, id: string, reason: IdvFailureReason, at: Date): Promise<Reconciliation | null> {
+  return reconciliationStore.transition(sql, id, reconciliationMove('failed').from, 'ERROR', at, {
+    errorReason: reason,
+    errorMessage: failureMessage(reason),
+    pkceSealed: null,
+    outcomeSealed: null,
+  });
+}
+
+/** markFailed in a unit of work of its own, then the session_failed audit event. */
+export async function failReconciliation(
+  idv: IdvServices,
+  tenantId: string,
+  id: string,
+  reason: IdvFailureReason,
+): Promise<Reconciliation | null> {
+  const now = idv.bridge.clock.now();
+  const failed = await idv.bridge.platform.db.withTenant(tenantId, (sql) => markFailed(sql, id, reason, now));
+  if (failed) await auditIdvFailed(idv, tenantId, failed, reason);
+  return failed;
+}
+
+/** Additional authenticated data of a sealed field of an attempt: it opens only on that attempt of that tenant. */
+export const reconciliationAad = (tenantId: string, id: string, field: 'pkce' | 'outcome') =>
+  JSON.stringify(['bridge_idv_reconciliations', tenantId, id, field]);

@@ -1,0 +1,124 @@
+import { isAppError } from '@tessera/platform';
+import type { IdentityRecord } from '@tessera/identity';
+import { completeSessionAfterIdv, getVerifiedPresentation } from '../../commands/complete-session-after-idv.js';
+import { SessionStateError } from '../../commands/errors.js';
+import type { IdvFailureReason } from '../domain/failure-reasons.js';
+import type { InstitutionalLogin } from '../domain/institutional-claims.js';
+import type { IdvServices } from '../idv-services.js';
+import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
+import { auditIdv } from './idv-audit.js';
+import { failReconciliation } from './fail-reconciliation.js';
+
+/**
+ * 000 §4.2 (5)–(6), §3.2 "CALLBACK_RECEIVED → COMPLETED": in ONE unit of work, the institutional identity is found
+ * by its federation binding (issuer, sub) or created with its federation binding, the wallet holder key of the
+ * presentation (as identity resolution computed it) is bound to it, the presentation session is completed
+ * (completeSessionAfterIdv: the completion result sealed on the session, `complete` then answers 200 isNewUser
+ * true) and the attempt moves to COMPLETED. Any failure rolls the whole unit back ("nothing half-built") and ends
+ * the attempt in ERROR with its reason:
+ * - the institutional identity already bound to a different wallet holder, or the holder key already bound to
+ *   another identity → `already_bound`;
+ * - the presentation session expired → `session_expired`; no longer VERIFIED or IDV_REQUIRED → `session_invalid`.
+ * An unexpected failure (the database) is thrown: the attempt stays CALLBACK_RECEIVED with its verified login
+ * sealed, and submit with confirmed true runs this again.
+ */
+export type FinishOutcome =
+  | { ok: true; identityId: string; identityCreated: boolean; walletBindingCreated: boolean }
+  | { ok: false; reason: IdvFailureReason };
+
+class IdvFailure extends Error {
+  constructor(readonly reason: IdvFailureReason) {
+    super(reason);
+  }
+}
+
+class AttemptMoved extends Error {}
+
+export async function finishReconciliation(
+  idv: IdvServices,
+  tenantId: string,
+  attempt: Reconciliation,
+  login: InstitutionalLogin,
+): Promise<FinishOutcome> {
+  const services = idv.bridge;
+  let done: { identityId: string; identityCreated: boolean; walletBindingCreated: boolean };
+  try {
+    done = await services.platform.db.withTenant(tenantId, async (sql) => {
+      const unit = { tenantId, sql };
+      const now = services.clock.now();
+      const presentation = await getVerifiedPresentation(services, unit, attempt.sessionId);
+      if (now.getTime() >= Date.parse(presentation.expiresAt)) throw new IdvFailure('session_expired');
+      if (!presentation.holderKey) throw new IdvFailure('session_invalid');
+      const institutional = await services.identities.findByFederationSubject(unit, login.issuer, login.subject);
+      const holderIdentity = await services.identities.findByHolderKey(unit, presentation.holderKey);
+      let identity: IdentityRecord;
+      let identityCreated = false;
+      if (institutional) {
+        const sameHolder = holderIdentity?.internalIdentityId === institutional.internalIdentityId;
+        if (!sameHolder && (holderIdentity || institutional.bindings.walletBound))
+          throw new IdvFailure('already_bound');
+        identity = institutional;
+      } else {
+        if (holderIdentity) throw new IdvFailure('already_bound');
+        identity = await services.identities.createIdentity(unit, {
+          claims: login.claims,
+          assurance: {
+            acr: login.acr ?? `urn:${services.platform.config.deployment.acrVendor}:idv:oidc`,
+            amr: ['vp', 'federation'],
+          },
+        });
+        await services.identities.bindFederation(unit, identity.internalIdentityId, login.issuer, login.subject);
+        identityCreated = true;
+      }
+      const walletBindingCreated = !holderIdentity;
+      if (walletBindingCreated)
+        await services.identities.bindWallet(unit, identity.internalIdentityId, presentation.holderKey);
+      await completeSessionAfterIdv(services, unit, attempt.sessionId, identity.internalIdentityId);
+      const moved = await reconciliationStore.transition(sql, attempt.id, ['CALLBACK_RECEIVED'], 'COMPLETED', now, {
+        identityId: identity.internalIdentityId,
+        completedAt: now,
+        pkceSealed: null,
+        outcomeSealed: null,
+      });
+      if (!moved) throw new AttemptMoved();
+      return { identityId: identity.internalIdentityId, identityCreated, walletBindingCreated };
+    });
+  } catch (error) {
+    if (error instanceof AttemptMoved) {
+      // Aborted or timed out meanwhile: nothing of this unit stays; answer with the reason it ended with.
+      const current = await services.platform.db.withTenant(tenantId, (sql) =>
+        reconciliationStore.get(sql, attempt.id),
+      );
+      return { ok: false, reason: current?.errorReason ?? 'aborted' };
+    }
+    const reason = domainReason(error);
+    if (!reason) throw error;
+    await failReconciliation(idv, tenantId, attempt.id, reason);
+    return { ok: false, reason };
+  }
+  if (done.walletBindingCreated)
+    await auditIdv(idv, tenantId, attempt, 'binding_created', {
+      identityId: done.identityId,
+      planType: 'RECONCILE_VIA_IDV',
+      bindings: done.identityCreated ? ['wallet', 'federation'] : ['wallet'],
+    });
+  await auditIdv(idv, tenantId, attempt, 'idv_completed', {
+    identityId: done.identityId,
+    identityCreated: done.identityCreated,
+    claimSource: 'IDV_RECONCILIATION',
+  });
+  return { ok: true, ...done };
+}
+
+/** The failures the callback reports as a reason; anything else is unexpected. */
+function domainReason(error: unknown): IdvFailureReason | null {
+  if (error instanceof IdvFailure) return error.reason;
+  if (error instanceof SessionStateError) return 'session_invalid';
+  if (!isAppError(error)) return null;
+  if (error.wireCode === 'session_expired') return 'session_expired';
+  if (error.wireCode === 'session_not_found') return 'session_invalid';
+  // bindWallet / bindFederation: the key or the subject is held by another identity (also when a concurrent
+  // reconciliation won the race on the unique index).
+  if (error.code === 'conflict' || error.code === 'already_exists') return 'already_bound';
+  return null;
+}

@@ -1,0 +1,54 @@
+import { JwtAuthenticator, type Clock, type Platform } from '@tessera/platform';
+import type { IdentityStore } from '@tessera/identity';
+import type { DpopReplayStore } from '@tessera/pkce-dpop';
+import type { BridgeServices } from '../services.js';
+import type { ReconciliationConfig } from './config.js';
+import { AuxiliarySealer } from './crypto/auxiliary-sealer.js';
+import { createDpopReplayStore } from './storage/dpop-replay.js';
+
+/** What the external reconciliation API's routes and commands share (built once per bridge registration). */
+export interface ReconciliationServices {
+  platform: Platform;
+  config: ReconciliationConfig;
+  clock: Clock;
+  identities: IdentityStore;
+  sealer: AuxiliarySealer;
+  /** Validates access tokens of the platform's issuers for this API's audience. */
+  authenticator: JwtAuthenticator;
+  replayStore: DpopReplayStore & { purgeExpired?(): Promise<number> };
+  /** External base URL that DPoP proofs' htu must name (with the request path). */
+  dpopBaseUrl: string;
+  /** The deployment's service claim (`deployment.serviceClaim`). */
+  serviceClaim: string;
+}
+
+export function createReconciliationServices(bridge: BridgeServices): ReconciliationServices {
+  const { platform } = bridge;
+  const config = bridge.config.reconciliation;
+  const auth = platform.config.auth;
+  return {
+    platform,
+    config,
+    clock: bridge.clock,
+    identities: bridge.identities,
+    sealer: new AuxiliarySealer(platform.keys),
+    // The platform's trusted issuers (000 §5 issuer, jwks-uri), each held to this API's audience: a token minted
+    // for another API of the deployment is not accepted here.
+    authenticator: new JwtAuthenticator({
+      issuers: auth.issuers.map((i) => ({
+        issuer: i.issuer,
+        jwksUri: i.jwksUri,
+        algorithms: i.algorithms,
+        audience: config.audience,
+      })),
+      tenantClaim: platform.config.tenancy.jwtClaim,
+      rolesClaim: auth.rolesClaim,
+      clockToleranceSeconds: auth.clockToleranceSeconds,
+      jwksCacheSeconds: auth.jwksCacheSeconds,
+      jwksCooldownSeconds: auth.jwksCooldownSeconds,
+    }),
+    replayStore: createDpopReplayStore(platform, bridge.clock),
+    dpopBaseUrl: (config.dpop.baseUrl ?? bridge.config.publicBaseUrl).replace(/\/+$/, ''),
+    serviceClaim: bridge.serviceClaim,
+  };
+}
