@@ -40,7 +40,11 @@ function exchangeRequests(codes: string[]): autocannon.Request[] {
   ];
 }
 
-/** Each connection refreshes its own token family: every response's new refresh token is used next. */
+/**
+ * Each request redeems the next unused refresh token (one per pre-minted grant). Chaining each connection's
+ * rotated token is not possible: the load generator prepares a connection's next request before the previous
+ * response arrives, so it would present the old token, which rotation (rightly) treats as reuse.
+ */
 function refreshRequests(tokens: string[]): autocannon.Request[] {
   let next = 0;
   return [
@@ -48,16 +52,7 @@ function refreshRequests(tokens: string[]): autocannon.Request[] {
       method: 'POST',
       path: '/token',
       headers,
-      setupRequest: (req, context) => {
-        const c = context as { rt?: string };
-        c.rt ??= tokens[next++ % tokens.length]!;
-        return { ...req, body: `grant_type=refresh_token&refresh_token=${c.rt}` };
-      },
-      onResponse: (status, body, context) => {
-        const c = context as { rt?: string };
-        if (status === 200) c.rt = (JSON.parse(body) as { refresh_token: string }).refresh_token;
-        else c.rt = tokens[next++ % tokens.length];
-      },
+      setupRequest: (req) => ({ ...req, body: `grant_type=refresh_token&refresh_token=${tokens[next++ % tokens.length]}` }),
     },
   ];
 }

@@ -34,7 +34,7 @@ import { BENCH_CLIENT, BENCH_REDIRECT, BENCH_SECRET, BENCH_VERIFIER, type TokenB
  */
 const dataDir = process.env.BENCH_DATA_DIR!;
 const mode = process.env.BENCH_TOKEN_MODE === 'refresh' ? 'refresh' : 'exchange';
-const count = Number(process.env.BENCH_TOKEN_CREDENTIALS ?? (mode === 'exchange' ? 60_000 : 2_000));
+const count = Number(process.env.BENCH_TOKEN_CREDENTIALS ?? 60_000);
 
 const database = await createPostgresTestDatabase();
 const config = loadConfig(PlatformConfigSchema, {
