@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, type RawServerDefault } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -42,6 +42,9 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     loggerInstance: log as FastifyBaseLogger,
     // One line per request is written by our onResponse hook (route template, never the raw URL).
     logController: new LogController({ disableRequestLogging: true }),
+    // Fastify would make a child logger per request for request.log; the platform's request state carries its own
+    // (made only when used), so request.log is the role's logger itself.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: options.bodyLimitBytes ?? config.server.bodyLimitBytes,
     trustProxy: config.server.trustProxy,
     genReqId: () => randomUUID(),
@@ -87,23 +90,33 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
         defaultTenant: config.tenancy.defaultTenant,
       });
     }
+    if (config.rateLimit.enabled && typeof routeConfig.rateLimit !== 'function') await applyRateLimit(request, reply);
   });
 
+  /** Rate limiting per client (issue 2 §12): 429 rate_limited with an integer Retry-After. */
+  async function applyRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const routeConfig = request.state.routeConfig;
+    if (routeConfig.rateLimit === false || request.state.route === undefined) return;
+    const client =
+      (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
+      request.state.principal?.clientId ??
+      request.state.principal?.id ??
+      request.ip;
+    const key = `${options.role}:${request.state.tenantId ?? '-'}:${client}`;
+    const decision = await platform.rateLimiter.consume(key, config.rateLimit.requestsPerWindow, config.rateLimit.windowSeconds);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+    }
+    reply.header('ratelimit-remaining', String(decision.remaining));
+  }
+
   if (config.rateLimit.enabled) {
-    app.addHook('preHandler', async (request, reply) => {
-      const routeConfig = request.state.routeConfig;
-      if (routeConfig.rateLimit === false || request.state.route === undefined) return;
-      const client =
-        (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
-        request.state.principal?.clientId ??
-        request.state.principal?.id ??
-        request.ip;
-      const key = `${options.role}:${request.state.tenantId ?? '-'}:${client}`;
-      const decision = await platform.rateLimiter.consume(key, config.rateLimit.requestsPerWindow, config.rateLimit.windowSeconds);
-      if (!decision.allowed) {
-        throw new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
-      }
-      reply.header('ratelimit-remaining', String(decision.remaining));
+    // A route whose client key needs the parsed body (OAuth client_id in a form) is limited in its own preHandler;
+    // every other route in onRequest (one hook less per request).
+    app.addHook('onRoute', (route) => {
+      if (typeof route.config?.rateLimit !== 'function') return;
+      const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+      route.preHandler = [...existing, (request: FastifyRequest, reply: FastifyReply) => applyRateLimit(request, reply)];
     });
   }
 
@@ -123,7 +136,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     return child;
   };
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.state?.route ?? 'unmatched';
     const seconds = (performance.now() - (request.state?.startedAt ?? performance.now())) / 1000;
     httpSeries(request.method, route, reply.statusCode).inc();
@@ -132,6 +145,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     const fields = { method: request.method, route, status: reply.statusCode, duration_ms: Math.round(seconds * 1000 * 100) / 100 };
     if (request.state) log.info({ ...contextFields(request.state), ...fields }, 'request completed');
     else log.info(fields, 'request completed');
+    done();
   });
 
   app.setErrorHandler(errorHandler(options.role, options.family, metrics));
