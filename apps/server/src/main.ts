@@ -16,6 +16,10 @@ async function main(): Promise<number> {
     const { runMigrate } = await import('./cli/migrate.js');
     return runMigrate(config);
   }
+  if (args.command === 'identity-keys') {
+    const { runIdentityKeysCommand } = await import('./cli/identity-keys.js');
+    return runIdentityKeysCommand(config, args.action, args.tenants);
+  }
   if (args.command === 'audit-verify') {
     const { runAuditVerifyCommand } = await import('./cli/audit-verify.js');
     return runAuditVerifyCommand(config, args.tenants);

@@ -1,6 +1,8 @@
 /** Command-line arguments: `[command] [--roles a,b] [--config file]`. */
 export interface CliArgs {
-  command: 'start' | 'migrate' | 'audit-verify';
+  command: 'start' | 'migrate' | 'audit-verify' | 'identity-keys';
+  /** The sub-command of identity-keys: start, resume or rollback. */
+  action?: string;
   roles?: string[];
   configFile?: string;
   tenants?: string[];
@@ -20,7 +22,8 @@ export function parseArgs(argv: string[]): CliArgs {
     if (a === '--roles' || a.startsWith('--roles=')) args.roles = value('--roles').split(',').map((s) => s.trim()).filter(Boolean);
     else if (a === '--config' || a.startsWith('--config=')) args.configFile = value('--config');
     else if (a === '--tenant' || a.startsWith('--tenant=')) (args.tenants ??= []).push(value('--tenant'));
-    else if (a === 'start' || a === 'migrate' || a === 'audit-verify') args.command = a;
+    else if (args.command === 'identity-keys' && args.action === undefined && !a.startsWith('-')) args.action = a;
+    else if (a === 'start' || a === 'migrate' || a === 'audit-verify' || a === 'identity-keys') args.command = a;
     else throw new Error(`unknown argument: ${a}`);
   }
   return args;
