@@ -1,46 +1,18 @@
+import { CookieJar } from '@tessera/platform/testing';
 /**
  * A small browser stand-in over fetch: redirects are followed by hand (each hop can be inspected and stopped at the
  * relying party's redirect URI, where no server listens), and cookies are kept per host and path (RFC 6265 5.1.4).
  */
-interface StoredCookie {
-  value: string;
-  path: string;
-}
-
 export class Browser {
-  private readonly jar = new Map<string, Map<string, StoredCookie>>();
-
-  private cookieHeader(url: URL): string | undefined {
-    const cookies = [...(this.jar.get(url.host) ?? [])].filter(([, c]) => pathMatches(url.pathname, c.path));
-    return cookies.length > 0 ? cookies.map(([name, c]) => `${name}=${c.value}`).join('; ') : undefined;
-  }
-
-  private store(url: URL, res: Response): void {
-    let cookies = this.jar.get(url.host);
-    if (!cookies) this.jar.set(url.host, (cookies = new Map()));
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      const attr = (key: string) =>
-        attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      const expired =
-        value === '' ||
-        attr('max-age') === '0' ||
-        (attr('expires') !== undefined && Date.parse(attr('expires')!) < Date.now());
-      if (expired) cookies.delete(name);
-      else cookies.set(name, { value, path: attr('path') ?? '/' });
-    }
-  }
+  private readonly cookies = new CookieJar();
 
   async request(url: string | URL, init: RequestInit = {}): Promise<Response> {
     const target = new URL(url);
     const headers = new Headers(init.headers);
-    const cookie = this.cookieHeader(target);
+    const cookie = this.cookies.header(target);
     if (cookie) headers.set('cookie', cookie);
     const res = await fetch(target, { ...init, headers, redirect: 'manual' });
-    this.store(target, res);
+    this.cookies.store(target, res);
     return res;
   }
 
@@ -73,8 +45,3 @@ export class Browser {
   }
 }
 
-function pathMatches(requestPath: string, cookiePath: string): boolean {
-  if (requestPath === cookiePath) return true;
-  if (!requestPath.startsWith(cookiePath)) return false;
-  return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
-}

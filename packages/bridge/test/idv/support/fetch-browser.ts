@@ -1,13 +1,9 @@
+import { CookieJar } from '@tessera/platform/testing';
 /**
  * A browser stand-in over fetch for the IDV redirect chain: it follows 3xx answers by hand (each hop can be stopped
  * before it is visited, e.g. at the bridge's callback or at the portal, where nothing listens in the tests), keeps
  * cookies per host and path (RFC 6265 §5.1.4), and submits forms as urlencoded POSTs.
  */
-interface StoredCookie {
-  value: string;
-  path: string;
-}
-
 export interface Hop {
   /** The page reached, or the next location when the chain was stopped before visiting it. */
   url: URL;
@@ -18,38 +14,14 @@ export interface Hop {
 }
 
 export class FetchBrowser {
-  private readonly jar = new Map<string, Map<string, StoredCookie>>();
-
-  private cookieHeader(url: URL): string | undefined {
-    const cookies = [...(this.jar.get(url.host) ?? [])].filter(([, c]) => pathMatches(url.pathname, c.path));
-    return cookies.length > 0 ? cookies.map(([name, c]) => `${name}=${c.value}`).join('; ') : undefined;
-  }
-
-  private store(url: URL, res: Response): void {
-    let cookies = this.jar.get(url.host);
-    if (!cookies) this.jar.set(url.host, (cookies = new Map()));
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';').map((part) => part.trim());
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
-      const value = pair!.slice(eq + 1);
-      const attr = (key: string) =>
-        attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
-      const expired =
-        value === '' ||
-        attr('max-age') === '0' ||
-        (attr('expires') !== undefined && Date.parse(attr('expires')!) < Date.now());
-      if (expired) cookies.delete(name);
-      else cookies.set(name, { value, path: attr('path') ?? '/' });
-    }
-  }
+  private readonly cookies = new CookieJar();
 
   async request(url: URL, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    const cookie = this.cookieHeader(url);
+    const cookie = this.cookies.header(url);
     if (cookie) headers.set('cookie', cookie);
     const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-    this.store(url, res);
+    this.cookies.store(url, res);
     return res;
   }
 
@@ -77,12 +49,6 @@ export class FetchBrowser {
       body: new URLSearchParams(fields).toString(),
     });
   }
-}
-
-function pathMatches(requestPath: string, cookiePath: string): boolean {
-  if (requestPath === cookiePath) return true;
-  if (!requestPath.startsWith(cookiePath)) return false;
-  return cookiePath.endsWith('/') || requestPath[cookiePath.length] === '/';
 }
 
 /** The action of the dev-idp's login form (the first form of its page). */
