@@ -328,6 +328,7 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
     const counted: Database = {
       kind: h.t.db.kind,
       withTenant: (tenantId, fn) => (ownUnits++, h.t.db.withTenant(tenantId, fn)),
+      withTenantSession: (tenantId, fn) => (ownUnits++, h.t.db.withTenantSession(tenantId, fn)),
       withPlatform: (fn) => (ownUnits++, h.t.db.withPlatform(fn)),
       withAdvisoryLock: (name, fn) => h.t.db.withAdvisoryLock(name, fn),
       ping: (timeoutMs) => h.t.db.ping(timeoutMs),

@@ -21,6 +21,37 @@ describe.each(DATABASE_KINDS)('database (%s)', (kind) => {
   });
 });
 
+describe.each(DATABASE_KINDS)('tenant session units (%s)', (kind) => {
+  it('scope each statement to the tenant of the unit, however connections are reused between tenants', async () => {
+    const t = await openTestDatabase(kind);
+    try {
+      await seedTenants(t.db, 'alpha', 'beta');
+      await t.db.withTenant('alpha', (sql) => sql.query(`INSERT INTO audit_heads (seq, hash) VALUES (1, 'a')`));
+      await t.db.withTenant('beta', (sql) => sql.query(`INSERT INTO audit_heads (seq, hash) VALUES (2, 'b')`));
+      const read = (tenant: string) =>
+        t.db.withTenantSession(tenant, async (sql) => (await sql.query<{ tenant_id: string }>(`SELECT tenant_id FROM audit_heads`)).rows);
+      // Interleaved units of both tenants, many at once, over a pool smaller than the number of units.
+      const tenants = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? 'beta' : 'alpha'));
+      const results = await Promise.all(tenants.map((tenant) => read(tenant)));
+      results.forEach((rows, i) => expect(rows).toEqual([{ tenant_id: tenants[i] }]));
+      // Transactions and platform units on the same connections are not affected by the session setting.
+      expect((await t.db.withTenant('beta', (sql) => sql.query(`SELECT tenant_id FROM audit_heads`))).rows).toEqual([{ tenant_id: 'beta' }]);
+      const all = await t.db.withPlatform((sql) => sql.query(`SELECT tenant_id FROM audit_heads ORDER BY tenant_id`));
+      expect(all.rows.map((r) => r.tenant_id)).toEqual(['alpha', 'beta']);
+      // Writes land in the session's tenant whatever the statement says.
+      await expect(
+        t.db.withTenantSession('alpha', (sql) => sql.query(`INSERT INTO audit_heads (tenant_id, seq, hash) VALUES ('beta', 3, 'x')`)),
+      ).rejects.toMatchObject({ code: 'not_found' });
+      expect(await read('alpha')).toEqual([{ tenant_id: 'alpha' }]);
+      // A failing statement leaves the connection usable and still scoped.
+      await expect(t.db.withTenantSession('beta', (sql) => sql.query(`SELECT 1/0`))).rejects.toBeTruthy();
+      expect(await read('beta')).toEqual([{ tenant_id: 'beta' }]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('advisory lock keys', () => {
   it('fit the signed bigint range for any name (postgres)', async () => {
     const t = await openTestDatabase('postgres');

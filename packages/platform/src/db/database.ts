@@ -24,6 +24,13 @@ export interface Database {
   readonly kind: DatabaseKind;
   /** Runs `fn` in one transaction scoped to `tenantId`; every statement sees and writes only that tenant's rows. */
   withTenant<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` scoped to `tenantId` like withTenant, but outside a transaction: each statement commits on its own.
+   * For a unit that is one statement (a read, or a write whose common table expressions do all of it), which is
+   * atomic by itself: it saves the BEGIN and COMMIT round trips. The tenant is a session setting of the pooled
+   * connection, set only when the connection last served another scope, so the usual cost is the statement alone.
+   */
+  withTenantSession<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T>;
   /** Runs `fn` in one transaction that sees every tenant: tenant registry, platform-administrator reads, jobs. */
   withPlatform<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
   /**
@@ -51,6 +58,15 @@ export const beginTenantSql = (tenantId: string, role: string | null) =>
   `BEGIN;${role ? ` SET LOCAL ROLE ${role};` : ''} SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL app.platform = 'off'`;
 export const beginPlatformSql = (role: string | null) =>
   `BEGIN;${role ? ` SET LOCAL ROLE ${role};` : ''} SET LOCAL app.platform = 'on'; SET LOCAL app.tenant_id = ''`;
+
+/**
+ * Session settings of a connection that serves withTenantSession (one round trip, only when the connection's scope
+ * changes). Transactions on the same connection override them with SET LOCAL and fall back to them after.
+ */
+export const sessionTenantSql = (tenantId: string, role: string | null) =>
+  `${role ? `SET ROLE ${role}; ` : ''}SET app.tenant_id = '${tenantId}'; SET app.platform = 'off'`;
+/** Clears what sessionTenantSql set (before a connection runs migrations as the login role). */
+export const RESET_SESSION_SQL = `RESET ROLE; RESET app.tenant_id; RESET app.platform`;
 
 /** Advisory lock keys are 64-bit integers; a stable hash of the lock name keeps them readable in code. */
 export function advisoryKey(name: string): string {

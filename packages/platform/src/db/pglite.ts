@@ -68,6 +68,11 @@ export class PgliteDatabase implements Database {
     return this.unit(`${role}SET LOCAL app.tenant_id = '${tenantId}'; SET LOCAL app.platform = 'off'`, fn);
   }
 
+  /** In-process, a transaction costs no round trip: the session form is the transactional one here. */
+  withTenantSession<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.withTenant(tenantId, fn);
+  }
+
   withPlatform<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     const role = this.role ? `SET LOCAL ROLE ${this.role}; ` : '';
     return this.unit(`${role}SET LOCAL app.platform = 'on'; SET LOCAL app.tenant_id = ''`, fn);

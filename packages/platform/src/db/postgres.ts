@@ -7,6 +7,8 @@ import {
   assertTenantId,
   beginTenantSql,
   beginPlatformSql,
+  sessionTenantSql,
+  RESET_SESSION_SQL,
 } from './database.js';
 import { mapDatabaseError } from './errors.js';
 import { RUNTIME_ROLE } from './runtime-role.js';
@@ -120,6 +122,28 @@ export class PostgresDatabase implements Database {
     return this.unit(beginPlatformSql(this.role), fn);
   }
 
+  /** The session scope each pooled connection was last given by withTenantSession (role and tenant). */
+  private readonly sessionScopes = new WeakMap<pg.PoolClient, string>();
+
+  async withTenantSession<T>(tenantId: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
+    assertTenantId(tenantId);
+    const client = await this.connect();
+    try {
+      const scope = `${this.role ?? ''}|${tenantId}`;
+      if (this.sessionScopes.get(client) !== scope) {
+        // Forget the old scope first: if the SET fails half-way, the next use sets it again.
+        this.sessionScopes.delete(client);
+        await client.query(sessionTenantSql(tenantId, this.role));
+        this.sessionScopes.set(client, scope);
+      }
+      return await fn(new ClientSql(client));
+    } catch (error) {
+      throw mapDatabaseError(error);
+    } finally {
+      client.release();
+    }
+  }
+
   async withAdvisoryLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }> {
     const client = await this.connect();
     const key = advisoryKey(name);
@@ -139,6 +163,10 @@ export class PostgresDatabase implements Database {
   async migrationSession<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     const client = await this.connect();
     try {
+      if (this.sessionScopes.has(client)) {
+        await client.query(RESET_SESSION_SQL);
+        this.sessionScopes.delete(client);
+      }
       return await fn(new ClientSql(client));
     } finally {
       client.release();

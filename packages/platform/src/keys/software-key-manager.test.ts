@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, platformMigrations, type Database, type PgliteDatabase } from '../db/index.js';
 import { ManualClock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
-import { DATABASE_KINDS, openTestDatabase, type TestDatabase } from '../testing/databases.js';
+import { countingDatabase, DATABASE_KINDS, openTestDatabase, type TestDatabase } from '../testing/databases.js';
 import type { SigningAlgorithm } from './key-manager.js';
 import { signJwt } from './sign-jwt.js';
 import {
@@ -45,27 +45,6 @@ function verifier(algorithm: SigningAlgorithm, key: KeyObject) {
 }
 
 /** Counts units of work, to show what reaches the database. */
-function countingDatabase(db: Database): { db: Database; units: () => number } {
-  let units = 0;
-  return {
-    units: () => units,
-    db: {
-      kind: db.kind,
-      withTenant: (tenantId, fn) => {
-        units++;
-        return db.withTenant(tenantId, fn);
-      },
-      withPlatform: (fn) => {
-        units++;
-        return db.withPlatform(fn);
-      },
-      withAdvisoryLock: (name, fn) => db.withAdvisoryLock(name, fn),
-      ping: (timeoutMs) => db.ping(timeoutMs),
-      close: () => db.close(),
-    },
-  };
-}
-
 function kmsCount(metrics: Metrics, operation: string, result: string): Promise<number> {
   return metrics.kmsCalls
     .get()

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, platformMigrations, type Database, type PgliteDatabase } from '../db/index.js';
 import { ManualClock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
-import { DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from '../testing/databases.js';
+import { countingDatabase, DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from '../testing/databases.js';
 import { SoftwareKeyManager, withSymmetricKeysMigration, type SoftwareKeyManagerOptions } from './software-key-manager.js';
 
 const START = new Date('2030-01-01T00:00:00.000Z');
@@ -14,27 +14,6 @@ const text = (data: Uint8Array) => new TextDecoder().decode(data);
 const migrations = withSymmetricKeysMigration(platformMigrations);
 
 /** Counts units of work, to show what reaches the database. */
-function countingDatabase(db: Database): { db: Database; units: () => number } {
-  let units = 0;
-  return {
-    units: () => units,
-    db: {
-      kind: db.kind,
-      withTenant: (tenantId, fn) => {
-        units++;
-        return db.withTenant(tenantId, fn);
-      },
-      withPlatform: (fn) => {
-        units++;
-        return db.withPlatform(fn);
-      },
-      withAdvisoryLock: (name, fn) => db.withAdvisoryLock(name, fn),
-      ping: (timeoutMs) => db.ping(timeoutMs),
-      close: () => db.close(),
-    },
-  };
-}
-
 describe.each(DATABASE_KINDS)('SoftwareKeyManager symmetric keys (%s)', (kind) => {
   let t: TestDatabase;
   const replicas: Database[] = [];

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { openDatabase, type Migration, type OpenedDatabase, platformMigrations } from '../db/index.js';
+import { openDatabase, type Database, type Migration, type OpenedDatabase, platformMigrations } from '../db/index.js';
 
 /**
  * Test databases: every suite that touches storage runs on both engines (`describe.each(DATABASE_KINDS)`).
@@ -66,4 +66,21 @@ export async function seedTenants(db: OpenedDatabase, ...ids: string[]): Promise
       await sql.query(`INSERT INTO tenants (id, display_name) VALUES ($1, $1) ON CONFLICT (id) DO NOTHING`, [id]);
     }
   });
+}
+
+/** The database, counting the units of work opened through it (tests of caching: how often storage is reached). */
+export function countingDatabase(db: Database): { db: Database; units: () => number } {
+  let units = 0;
+  return {
+    units: () => units,
+    db: {
+      kind: db.kind,
+      withTenant: (tenantId, fn) => (units++, db.withTenant(tenantId, fn)),
+      withTenantSession: (tenantId, fn) => (units++, db.withTenantSession(tenantId, fn)),
+      withPlatform: (fn) => (units++, db.withPlatform(fn)),
+      withAdvisoryLock: (name, fn) => db.withAdvisoryLock(name, fn),
+      ping: (timeoutMs) => db.ping(timeoutMs),
+      close: () => db.close(),
+    },
+  };
 }
