@@ -6,6 +6,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, type ApiFamily } from '../errors/index.js';
 import { resolveTenant } from '../tenancy/index.js';
 import { traceIdsFor, type TraceIds } from '../observability/trace-context.js';
+import { createAccessLog } from '../observability/access-log.js';
+import type { RateLimitDecision } from '../ratelimit/rate-limiter.js';
+import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { PlatformRouteConfig, RequestState } from './types.js';
 import type { Platform } from '../platform.js';
@@ -66,85 +69,127 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
 
   app.decorateRequest('state', null as never);
 
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers['x-correlation-id'];
+  const rateLimiting = config.rateLimit.enabled;
+  const limiter = platform.rateLimiter;
+  const accessLog = createAccessLog(log);
+
+  // The request middleware is written as callback hooks that finish synchronously unless a step must wait (a
+  // bearer token to verify, a shared rate limiter): an async hook costs a promise and a microtask turn per
+  // request, which on a simple route was a measurable share of its time (docs/decisions.md, request middleware).
+  app.addHook('onRequest', (request, reply, done) => {
+    const headers = request.headers;
+    const header = headers['x-correlation-id'];
     const correlationId = typeof header === 'string' && CORRELATION_ID.test(header) ? header : request.id;
     reply.header('x-correlation-id', correlationId);
-    const trace = traceIdsFor(str(request.headers.traceparent), str(request.headers.tracestate));
+    const trace = traceIdsFor(str(headers.traceparent), str(headers.tracestate));
     // routeOptions is a getter that builds a new object on every access: read it once per request.
     const route = request.routeOptions;
-    const routeConfig = route.config ?? {};
-    const state = newRequestState(log, correlationId, trace, str(request.headers['x-tenant-id']), route.url, routeConfig);
+    const routeConfig: PlatformRouteConfig = route.config ?? NO_ROUTE_CONFIG;
+    const state = new RequestContext(log, correlationId, trace, str(headers['x-tenant-id']), route.url, routeConfig);
     request.state = state;
-    const authorization = request.headers.authorization;
-    if (routeConfig.auth !== 'none' && authorization && /^bearer /i.test(authorization)) {
+    const authorization = headers.authorization;
+    if (routeConfig.auth !== 'none' && authorization && BEARER.test(authorization)) {
       if (!platform.authenticator.configured) {
         throw new AppError('invalid_token', 'No token issuer is configured for this API.', { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
       }
-      state.principal = (await platform.authenticator.authenticate(authorization.slice(7).trim())).principal;
+      platform.authenticator.authenticate(authorization.slice(7).trim()).then((result) => {
+        state.principal = result.principal;
+        afterAuthentication(request, reply, done);
+      }, done);
+      return;
     }
-    if (routeConfig.tenant !== 'none' && route.url !== undefined) {
-      state.tenantId = resolveTenant(platform.tenants, {
-        principal: state.principal,
-        host: request.hostname || undefined,
-        defaultTenant: config.tenancy.defaultTenant,
-      });
-    }
-    if (config.rateLimit.enabled && typeof routeConfig.rateLimit !== 'function') await applyRateLimit(request, reply);
+    afterAuthentication(request, reply, done);
   });
 
-  /** Rate limiting per client (issue 2 §12): 429 rate_limited with an integer Retry-After. */
-  async function applyRateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const routeConfig = request.state.routeConfig;
-    if (routeConfig.rateLimit === false || request.state.route === undefined) return;
-    const client =
-      (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
-      request.state.principal?.clientId ??
-      request.state.principal?.id ??
-      request.ip;
-    const key = `${options.role}:${request.state.tenantId ?? '-'}:${client}`;
-    const decision = await platform.rateLimiter.consume(key, config.rateLimit.requestsPerWindow, config.rateLimit.windowSeconds);
-    if (!decision.allowed) {
-      throw new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } });
+  /** Tenant resolution (001 §5), then rate limiting unless the route keys it on its parsed body. */
+  function afterAuthentication(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const state = request.state;
+    if (state.routeConfig.tenant !== 'none' && state.route !== undefined) {
+      try {
+        state.tenantId = resolveTenant(platform.tenants, {
+          principal: state.principal,
+          // Parsing the Host header is only worth it when some host names a tenant.
+          host: platform.tenants.hasHostMappings ? request.hostname || undefined : undefined,
+          defaultTenant: config.tenancy.defaultTenant,
+        });
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
     }
-    reply.header('ratelimit-remaining', String(decision.remaining));
+    if (rateLimiting && typeof state.routeConfig.rateLimit !== 'function') applyRateLimit(request, reply, done);
+    else done();
   }
 
-  if (config.rateLimit.enabled) {
+  /** Rate limiting per client (issue 2 §12): 429 rate_limited with an integer Retry-After. */
+  function applyRateLimit(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    const state = request.state;
+    const routeConfig = state.routeConfig;
+    if (routeConfig.rateLimit === false || state.route === undefined) {
+      done();
+      return;
+    }
+    const client =
+      (typeof routeConfig.rateLimit === 'function' ? routeConfig.rateLimit(request) : undefined) ??
+      state.principal?.clientId ??
+      state.principal?.id ??
+      request.ip;
+    const key = `${options.role}:${state.tenantId ?? '-'}:${client}`;
+    const { requestsPerWindow, windowSeconds } = config.rateLimit;
+    if (limiter.consumeNow) rateLimitDecided(reply, limiter.consumeNow(key, requestsPerWindow, windowSeconds), done);
+    else limiter.consume(key, requestsPerWindow, windowSeconds).then((decision) => rateLimitDecided(reply, decision, done), done);
+  }
+
+  if (rateLimiting) {
     // A route whose client key needs the parsed body (OAuth client_id in a form) is limited in its own preHandler;
     // every other route in onRequest (one hook less per request).
     app.addHook('onRoute', (route) => {
       if (typeof route.config?.rateLimit !== 'function') return;
       const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-      route.preHandler = [...existing, (request: FastifyRequest, reply: FastifyReply) => applyRateLimit(request, reply)];
+      route.preHandler = [...existing, (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => applyRateLimit(request, reply, done)];
     });
   }
 
   // Labelled children of the HTTP metrics, cached per series: resolving labels on every request cost ~2 µs.
-  const seriesCache = new Map<string, ReturnType<typeof metrics.httpRequests.labels>>();
-  const latencyCache = new Map<string, ReturnType<typeof metrics.httpDuration.labels>>();
-  const httpSeries = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`;
-    let child = seriesCache.get(key);
-    if (!child) seriesCache.set(key, (child = metrics.httpRequests.labels({ role: options.role, method, route, status: String(status) })));
-    return child;
-  };
-  const httpLatency = (method: string, route: string) => {
-    const key = `${method} ${route}`;
-    let child = latencyCache.get(key);
-    if (!child) latencyCache.set(key, (child = metrics.httpDuration.labels({ role: options.role, method, route })));
-    return child;
+  const seriesCache = new Map<string, HttpSeries>();
+  const httpSeries = (method: string, route: string, status: number): HttpSeries => {
+    const key = `${method} ${status} ${route}`;
+    let series = seriesCache.get(key);
+    if (!series) {
+      series = {
+        requests: metrics.httpRequests.labels({ role: options.role, method, route, status: String(status) }),
+        duration: metrics.httpDuration.labels({ role: options.role, method, route }),
+      };
+      seriesCache.set(key, series);
+    }
+    return series;
   };
 
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.state?.route ?? 'unmatched';
-    const seconds = (performance.now() - (request.state?.startedAt ?? performance.now())) / 1000;
-    httpSeries(request.method, route, reply.statusCode).inc();
-    httpLatency(request.method, route).observe(seconds);
-    // The route template, never the raw URL: query strings carry codes, tokens and state.
-    const fields = { method: request.method, route, status: reply.statusCode, duration_ms: Math.round(seconds * 1000 * 100) / 100 };
-    if (request.state) log.info({ ...contextFields(request.state), ...fields }, 'request completed');
-    else log.info(fields, 'request completed');
+    const state = request.state as RequestState | null;
+    const route = state?.route ?? 'unmatched';
+    const now = performance.now();
+    const seconds = (now - (state?.startedAt ?? now)) / 1000;
+    const series = httpSeries(request.method, route, reply.statusCode);
+    series.requests.inc();
+    series.duration.observe(seconds);
+    const durationMs = Math.round(seconds * 100_000) / 100;
+    if (state) {
+      accessLog({
+        correlationId: state.correlationId,
+        traceId: state.trace.traceId,
+        spanId: state.trace.spanId,
+        tenantId: state.tenantId,
+        principalId: state.principal?.id,
+        claimedTenantId: state.claimedTenantId,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        durationMs,
+      });
+    } else {
+      log.info({ method: request.method, route, status: reply.statusCode, duration_ms: durationMs }, 'request completed');
+    }
     done();
   });
 
@@ -174,34 +219,50 @@ function contextFields(state: RequestState): Record<string, unknown> {
   };
 }
 
+interface HttpSeries {
+  requests: ReturnType<Platform['metrics']['httpRequests']['labels']>;
+  duration: ReturnType<Platform['metrics']['httpDuration']['labels']>;
+}
+
+// Module-level rather than closures made per request: each closure also costs a name assignment under tsx.
+function rateLimitDecided(reply: FastifyReply, decision: RateLimitDecision, done: (error?: Error) => void): void {
+  if (!decision.allowed) {
+    done(new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } }));
+    return;
+  }
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  done();
+}
+
+const NO_ROUTE_CONFIG: PlatformRouteConfig = Object.freeze({});
+const BEARER = /^bearer /i;
+
 /**
  * The request's state. Its child logger is made on first use (most requests only write the completion line,
  * which takes the context fields directly), once tenant and principal are known.
  */
-function newRequestState(
-  root: Logger,
-  correlationId: string,
-  trace: TraceIds,
-  claimedTenant: string | undefined,
-  route: string | undefined,
-  routeConfig: PlatformRouteConfig,
-): RequestState {
-  let child: Logger | undefined;
-  const state: RequestState = {
-    route,
-    routeConfig,
-    correlationId,
-    trace,
-    tenantId: null,
-    principal: null,
-    claimedTenantId: claimedTenant?.slice(0, 64),
-    startedAt: performance.now(),
-    get log() {
-      child ??= root.child(contextFields(state));
-      return child;
-    },
-  };
-  return state;
+class RequestContext implements RequestState {
+  tenantId: string | null = null;
+  principal: Principal | null = null;
+  readonly claimedTenantId: string | undefined;
+  readonly startedAt = performance.now();
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly root: Logger,
+    readonly correlationId: string,
+    readonly trace: TraceIds,
+    claimedTenant: string | undefined,
+    readonly route: string | undefined,
+    readonly routeConfig: PlatformRouteConfig,
+  ) {
+    this.claimedTenantId = claimedTenant?.slice(0, 64);
+  }
+
+  get log(): Logger {
+    this.child ??= this.root.child(contextFields(this));
+    return this.child;
+  }
 }
 
 export type { FastifyRequest };

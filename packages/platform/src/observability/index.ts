@@ -2,3 +2,4 @@ export * from './logger.js';
 export * from './metrics.js';
 export * from './trace-context.js';
 export * from './clock.js';
+export * from './access-log.js';

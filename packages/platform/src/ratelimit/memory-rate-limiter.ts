@@ -11,6 +11,10 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(private readonly now: () => number = Date.now) {}
 
   async consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.consumeNow(key, limit, windowSeconds);
+  }
+
+  consumeNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
     const nowMs = this.now();
     const windowMs = windowSeconds * 1000;
     const window = Math.floor(nowMs / windowMs);

@@ -8,5 +8,10 @@ export interface RateLimitDecision {
 
 export interface RateLimiter {
   consume(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * The same decision at once, for a limiter that keeps its counters in this process: the request middleware
+   * then needs no asynchronous step for it. A shared limiter (Redis) leaves it out.
+   */
+  consumeNow?(key: string, limit: number, windowSeconds: number): RateLimitDecision;
   close(): Promise<void>;
 }

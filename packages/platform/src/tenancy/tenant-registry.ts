@@ -62,6 +62,11 @@ export class TenantRegistry {
     return this.byId.get(id)?.status === 'active';
   }
 
+  /** Whether any Host name maps to a tenant (when none does, a request's host need not be parsed). */
+  get hasHostMappings(): boolean {
+    return this.byHost.size > 0;
+  }
+
   tenantForHost(host: string): string | undefined {
     return this.byHost.get(host.toLowerCase());
   }
