@@ -409,6 +409,59 @@ describe('JwtAuthenticator: forged tokens', () => {
   });
 });
 
+describe('JwtAuthenticator: verified tokens remembered', () => {
+  it('answers a repeated token from memory, and verifies it again once the memory time has passed', async () => {
+    let now = Date.now();
+    const auth = authenticator(jwks.jwksUri, { verifiedCacheSeconds: 60, now: () => now });
+    const token = await sign(rsa, claims());
+    const first = await auth.authenticate(token);
+    expect((await auth.authenticate(token)).principal).toBe(first.principal);
+    now += 61_000;
+    const later = await auth.authenticate(token);
+    expect(later.principal).not.toBe(first.principal);
+    expect(later.principal).toEqual(first.principal);
+  });
+
+  it('never remembers a token past its expiry (plus the clock tolerance)', async () => {
+    let now = Date.now();
+    const auth = authenticator(jwks.jwksUri, { verifiedCacheSeconds: 3600, clockToleranceSeconds: 5, now: () => now });
+    const exp = nowSeconds() + 20;
+    const token = await sign(rsa, claims({ exp }));
+    const first = await auth.authenticate(token);
+    now = (exp + 5) * 1000 - 1;
+    expect((await auth.authenticate(token)).principal).toBe(first.principal);
+    now = (exp + 5) * 1000;
+    expect((await auth.authenticate(token)).principal).not.toBe(first.principal);
+  });
+
+  it('checks every other token in full: an altered signature is refused after the genuine token was remembered', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const token = await sign(rsa, claims());
+    await auth.authenticate(token);
+    const [h, p, sig] = token.split('.');
+    const altered = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith('AA') ? 'AB' : 'AA'}`;
+    await expectInvalidToken(auth.authenticate(altered));
+    // And a refused token is not remembered as refused either: the genuine one still passes.
+    expect((await auth.authenticate(token)).principal.id).toBe('user-1');
+  });
+
+  it('keeps at most the configured number of tokens, dropping the oldest', async () => {
+    const auth = authenticator(jwks.jwksUri, { verifiedCacheEntries: 2 });
+    const tokens = [await sign(rsa, claims({ sub: 'a' })), await sign(rsa, claims({ sub: 'b' })), await sign(rsa, claims({ sub: 'c' }))];
+    const first = [];
+    for (const t of tokens) first.push(await auth.authenticate(t));
+    expect((await auth.authenticate(tokens[2]!)).principal).toBe(first[2]!.principal);
+    expect((await auth.authenticate(tokens[0]!)).principal).not.toBe(first[0]!.principal);
+  });
+
+  it('remembers nothing when switched off', async () => {
+    const auth = authenticator(jwks.jwksUri, { verifiedCacheSeconds: 0 });
+    const token = await sign(rsa, claims());
+    const first = await auth.authenticate(token);
+    expect((await auth.authenticate(token)).principal).not.toBe(first.principal);
+  });
+});
+
 describe('JwtAuthenticator: key rotation', () => {
   it('accepts a token signed with a key the issuer started serving after the cache was filled', async () => {
     const server = await startJwksServer([rsa.jwk]);

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../errors/index.js';
 import type { Principal } from './principal.js';
 
@@ -18,6 +18,14 @@ export interface JwtAuthenticatorOptions {
   jwksCooldownSeconds: number;
   /** Key set resolver override (tests, or an in-process issuer's key set). */
   keySetFor?: (issuer: TrustedIssuer) => JWTVerifyGetKey;
+  /**
+   * How long a token that verified is remembered (default 60 s, never past its `exp`; 0 turns it off), and how many
+   * are (default 10,000). See `VerifiedTokens`.
+   */
+  verifiedCacheSeconds?: number;
+  verifiedCacheEntries?: number;
+  /** The clock of the cache (tests); jose checks `exp` against the system clock. */
+  now?: () => number;
 }
 
 // A kid is an opaque string, but one that could be a path or a query is refused before any key lookup.
@@ -27,6 +35,57 @@ const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512'
 const invalidToken = (message: string, cause?: unknown) =>
   new AppError('invalid_token', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` }, cause });
 
+type Verified = { principal: Principal; payload: JWTPayload };
+
+/** A verification remembered: its outcome, and the key of the issuer's key set that checked the signature. */
+interface VerifiedEntry {
+  value: Verified;
+  until: number;
+  issuer: TrustedIssuer;
+  header: CompactJWSHeaderParameters;
+  key: unknown;
+}
+
+/**
+ * Tokens that verified, by their exact text. A client sends the same access token with every call until it
+ * expires; an RS256 verification costs ~40 µs (more than the rest of a simple API call), so the signature is
+ * checked once per token and the outcome reused for at most `verifiedCacheSeconds`, never past the token's `exp`
+ * (plus the clock tolerance), never for a token that failed, and only while the issuer's key set still gives the
+ * very key that checked it: once the set is refreshed without that key (rotation, withdrawal), the token is
+ * verified again and refused. Only complete token strings match: a token that differs in one byte is verified
+ * in full.
+ */
+class VerifiedTokens {
+  private readonly entries = new Map<string, VerifiedEntry>();
+
+  constructor(
+    private readonly seconds: number,
+    private readonly capacity: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(token: string): VerifiedEntry | undefined {
+    const hit = this.entries.get(token);
+    if (!hit) return undefined;
+    if (hit.until > this.now()) return hit;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  forget(token: string): void {
+    this.entries.delete(token);
+  }
+
+  set(token: string, entry: Omit<VerifiedEntry, 'until'>, expiresAtMs: number): void {
+    if (this.seconds <= 0 || this.capacity <= 0) return;
+    const until = Math.min(this.now() + this.seconds * 1000, expiresAtMs);
+    if (until <= this.now()) return;
+    // Oldest first: a Map iterates in insertion order.
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(token, { ...entry, until });
+  }
+}
+
 /**
  * Bearer JWT validation (issue 2 §6): issuer, audience, expiry and signature against the issuer's key set by URI,
  * cached (jose's remote key set: `cacheMaxAge`, and a refetch on an unknown kid no more often than `cooldown`, which
@@ -35,8 +94,15 @@ const invalidToken = (message: string, cause?: unknown) =>
  */
 export class JwtAuthenticator {
   private readonly keySets = new Map<string, JWTVerifyGetKey>();
+  private readonly verified: VerifiedTokens;
 
-  constructor(private readonly options: JwtAuthenticatorOptions) {}
+  constructor(private readonly options: JwtAuthenticatorOptions) {
+    this.verified = new VerifiedTokens(
+      options.verifiedCacheSeconds ?? 60,
+      options.verifiedCacheEntries ?? 10_000,
+      options.now ?? Date.now,
+    );
+  }
 
   get configured(): boolean {
     return this.options.issuers.length > 0;
@@ -57,7 +123,19 @@ export class JwtAuthenticator {
     return ks;
   }
 
-  async authenticate(token: string): Promise<{ principal: Principal; payload: JWTPayload }> {
+  async authenticate(token: string): Promise<Verified> {
+    const known = this.verified.get(token);
+    if (known) {
+      const key = await Promise.resolve()
+        .then(() => this.keySet(known.issuer)(known.header, { payload: '', signature: '' }))
+        .catch(() => null);
+      if (key === known.key) return known.value;
+      this.verified.forget(token);
+    }
+    return this.verify(token);
+  }
+
+  private async verify(token: string): Promise<Verified> {
     let header: ReturnType<typeof decodeProtectedHeader>;
     let unverified: JWTPayload;
     try {
@@ -72,8 +150,10 @@ export class JwtAuthenticator {
     if (!issuer) throw invalidToken('The access token issuer is not trusted.');
     if (!issuer.algorithms.includes(header.alg)) throw invalidToken('The access token algorithm is not accepted.');
     let payload: JWTPayload;
+    const keySet = this.keySet(issuer);
+    let usedKey: unknown;
     try {
-      ({ payload } = await jwtVerify(token, this.keySet(issuer), {
+      ({ payload } = await jwtVerify(token, async (h, t) => (usedKey = await keySet(h, t)), {
         issuer: issuer.issuer,
         audience: issuer.audience,
         algorithms: issuer.algorithms,
@@ -93,7 +173,9 @@ export class JwtAuthenticator {
       const expired = cause instanceof joseErrors.JWTExpired;
       throw invalidToken(expired ? 'The access token has expired.' : 'The access token is invalid.', cause);
     }
-    return { principal: this.toPrincipal(payload, issuer), payload };
+    const verified = { principal: this.toPrincipal(payload, issuer), payload };
+    this.verified.set(token, { value: verified, issuer, header: header as CompactJWSHeaderParameters, key: usedKey }, (payload.exp! + this.options.clockToleranceSeconds) * 1000);
+    return verified;
   }
 
   private toPrincipal(payload: JWTPayload, issuer: TrustedIssuer): Principal {
