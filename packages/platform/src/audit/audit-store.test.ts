@@ -35,6 +35,8 @@ async function asSuperuser(t: TestDatabase, text: string, params: unknown[] = []
 /** A real database that counts the tenant transactions opened through it, and can hold them at a gate. */
 class CountingDatabase {
   tenantUnits = 0;
+  /** Units that were one statement outside a transaction (withTenantSession), also counted in tenantUnits. */
+  sessionUnits = 0;
   private gate: Promise<void> | null = null;
   private open: (() => void) | null = null;
   constructor(readonly inner: Database) {}
@@ -48,11 +50,12 @@ class CountingDatabase {
   asDatabase(): Database {
     return new Proxy(this.inner, {
       get: (target, prop, receiver) => {
-        if (prop === 'withTenant') {
+        if (prop === 'withTenant' || prop === 'withTenantSession') {
           return async <T>(tenantId: string, fn: (sql: Sql) => Promise<T>) => {
             this.tenantUnits += 1;
+            if (prop === 'withTenantSession') this.sessionUnits += 1;
             if (this.gate) await this.gate;
-            return target.withTenant(tenantId, fn);
+            return prop === 'withTenant' ? target.withTenant(tenantId, fn) : target.withTenantSession(tenantId, fn);
           };
         }
         const value = Reflect.get(target, prop, receiver);
@@ -129,6 +132,7 @@ describe.each(DATABASE_KINDS)('AuditStore (%s)', (kind) => {
         'q-one',
         'q-two',
         'replicas',
+        'known-head',
         'batching',
         'gated',
         'odd',
@@ -222,6 +226,25 @@ describe.each(DATABASE_KINDS)('AuditStore (%s)', (kind) => {
     await Promise.all([first, ...more]);
     expect(gated.tenantUnits).toBe(2);
     expect((await chain('gated')).map((e) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+  });
+
+  it('chains later batches onto the head it wrote last in one statement, and takes the lock when another replica moved it', async () => {
+    const counting = new CountingDatabase(t.db);
+    const a = newStore({ db: counting.asDatabase() });
+    const b = newStore();
+    await appendMany(a, 'known-head', 5, 0);
+    expect([counting.tenantUnits, counting.sessionUnits]).toEqual([1, 0]);
+    await appendMany(a, 'known-head', 5, 10);
+    await appendMany(a, 'known-head', 5, 20);
+    expect([counting.tenantUnits, counting.sessionUnits]).toEqual([3, 2]);
+    // Another replica appends: a's next statement finds the head moved, writes nothing, and a locks and re-reads.
+    await appendMany(b, 'known-head', 5, 30);
+    await appendMany(a, 'known-head', 5, 40);
+    expect([counting.tenantUnits, counting.sessionUnits]).toEqual([5, 3]);
+    const events = await chain('known-head');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(events.map((e) => e.correlationId)).toEqual([0, 10, 20, 30, 40].flatMap((base) => Array.from({ length: 5 }, (_, i) => `corr-${base + i}`)));
+    expect(await a.verify('known-head')).toEqual({ ok: true, events: 25, checkpoints: 0 });
   });
 
   it('keeps one chain when two stores (replicas) append to the same tenant at once', async () => {

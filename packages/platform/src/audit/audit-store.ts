@@ -16,9 +16,10 @@ import { GENESIS_HASH, eventHash, storableString, toStorableJson, type HashedEve
  * audit_events and audit_checkpoints (migrations/0001).
  *
  * Appends use group commit. Each tenant has a queue and at most one flush in flight; a flush writes everything
- * queued for its tenant in one transaction that locks the chain head, so sequence numbers never fork, even across
- * replicas. Events arriving during a flush wait for the next one, so batches grow with the load and a busy token
- * service pays one transaction per batch rather than per token.
+ * queued for its tenant at once, so sequence numbers never fork, even across replicas: in one statement chained
+ * onto the head this process wrote last, moved only if it is still there, else in a transaction that locks the
+ * head. Events arriving during a flush wait for the next one, so batches grow with the load and a busy token
+ * service pays one round trip per batch rather than a transaction per token.
  */
 export interface AuditSigningOptions {
   enabled: boolean;
@@ -102,6 +103,8 @@ interface Waiter {
 interface TenantQueue {
   waiting: Waiter[];
   flush: Promise<void> | null;
+  /** The chain head as this process last wrote it (null: unknown, read it under a lock). */
+  head: { seq: number; hash: string } | null;
 }
 
 interface EventRow {
@@ -148,6 +151,28 @@ WITH appended AS (
 )
 UPDATE audit_heads SET seq = $2, hash = $3`;
 
+/**
+ * The same in one round trip, without a lock, from the head this process wrote last: the head moves only if it is
+ * still where this process left it, and the events are inserted only if it moved. When another replica appended
+ * in between, the conditional update finds no row (under READ COMMITTED it waits for that replica's commit and
+ * then re-checks the condition), nothing is written, and the batch goes the locking way.
+ */
+const APPEND_AFTER_KNOWN_HEAD = `
+WITH moved AS (
+  UPDATE audit_heads SET seq = $2, hash = $3 WHERE seq = $4 AND hash = $5 RETURNING 1
+), appended AS (
+  INSERT INTO audit_events (seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
+                            trace_id, business_ids, details, prev_hash, hash)
+  SELECT e.seq, e.event_id, e.occurred_at, e.event_type, e.command_id, e.principal_id, e.result, e.correlation_id,
+         e.trace_id, COALESCE(e.business_ids, '{}'), COALESCE(e.details, '{}'), e.prev_hash, e.hash
+    FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, event_id uuid, occurred_at timestamptz, event_type text,
+         command_id text, principal_id text, result text, correlation_id text, trace_id text, business_ids jsonb,
+         details jsonb, prev_hash text, hash text)
+   WHERE EXISTS (SELECT 1 FROM moved)
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
+
 const INSERT_CHECKPOINTS = `
 INSERT INTO audit_checkpoints (seq, hash, signature, kid)
 SELECT c.seq, c.hash, c.signature, c.kid
@@ -180,7 +205,7 @@ export class AuditStore implements AuditLog {
     }
     return new Promise<void>((resolve, reject) => {
       let queue = this.queues.get(event.tenantId);
-      if (!queue) this.queues.set(event.tenantId, (queue = { waiting: [], flush: null }));
+      if (!queue) this.queues.set(event.tenantId, (queue = { waiting: [], flush: null, head: null }));
       queue.waiting.push({ event, resolve, reject });
       if (!queue.flush) queue.flush = this.drain(event.tenantId, queue);
     });
@@ -252,7 +277,7 @@ export class AuditStore implements AuditLog {
     // Yield once so that the events appended in the same tick as the first one travel in its transaction.
     await Promise.resolve();
     try {
-      while (queue.waiting.length > 0) await this.flushOnce(tenantId, queue.waiting.splice(0, this.maxBatch));
+      while (queue.waiting.length > 0) await this.flushOnce(tenantId, queue, queue.waiting.splice(0, this.maxBatch));
     } finally {
       // Cleared in the same tick as the loop found the queue empty, so an append after this starts a new flush.
       queue.flush = null;
@@ -260,14 +285,15 @@ export class AuditStore implements AuditLog {
   }
 
   /** One transaction for the batch; every waiter learns its outcome. */
-  private async flushOnce(tenantId: string, batch: Waiter[]): Promise<void> {
+  private async flushOnce(tenantId: string, queue: TenantQueue, batch: Waiter[]): Promise<void> {
     let written: AuditEvent[];
     try {
-      written = await this.writeBatch(
-        tenantId,
-        batch.map((w) => w.event),
-      );
+      const events = batch.map((w) => w.event);
+      written = (queue.head && (await this.appendAfterKnownHead(tenantId, queue.head, events))) || (await this.writeBatch(tenantId, events));
+      const last = written[written.length - 1]!;
+      queue.head = { seq: last.seq, hash: last.hash };
     } catch (error) {
+      queue.head = null;
       this.options.metrics.auditAppends.inc({ result: 'failure' }, batch.length);
       this.options.logger.error({ err: error, tenant_id: tenantId, events: batch.length }, 'audit append failed');
       for (const w of batch) w.reject(error);
@@ -278,38 +304,38 @@ export class AuditStore implements AuditLog {
     if (this.options.signing.enabled) await this.writeDueCheckpoints(tenantId, written);
   }
 
+  /** The locking way: one transaction that reads the head FOR UPDATE, then writes the batch and moves the head. */
   private writeBatch(tenantId: string, events: Waiter['event'][]): Promise<AuditEvent[]> {
     return this.options.db.withTenant(tenantId, async (sql) => {
-      const head = await lockHead(sql);
-      let seq = head.seq;
-      let prevHash = head.hash;
-      const chained = events.map((event): AuditEvent => {
-        seq += 1;
-        const fields: HashedEventFields = { ...event, seq };
-        const hash = eventHash(prevHash, fields);
-        const chainedEvent = { ...fields, prevHash, hash };
-        prevHash = hash;
-        return chainedEvent;
-      });
-      const rows = chained.map((e) => ({
-        seq: e.seq,
-        event_id: e.eventId,
-        occurred_at: e.occurredAt,
-        event_type: e.type,
-        command_id: e.commandId,
-        principal_id: e.principalId,
-        result: e.result,
-        correlation_id: e.correlationId,
-        trace_id: e.traceId,
-        business_ids: e.businessIds,
-        details: e.details,
-        prev_hash: e.prevHash,
-        hash: e.hash,
-      }));
-      const moved = await sql.query(INSERT_BATCH, [JSON.stringify(rows), seq, prevHash]);
+      const chained = chain(await lockHead(sql), events);
+      const last = chained[chained.length - 1]!;
+      const moved = await sql.query(INSERT_BATCH, [JSON.stringify(chained.map(toRow)), last.seq, last.hash]);
       if (moved.rowCount !== 1) throw new Error('the audit chain head vanished during an append');
       return chained;
     });
+  }
+
+  /** The batch chained onto the head this process wrote last, in one statement; null when the head has moved. */
+  private async appendAfterKnownHead(
+    tenantId: string,
+    head: { seq: number; hash: string },
+    events: Waiter['event'][],
+  ): Promise<AuditEvent[] | null> {
+    const chained = chain(head, events);
+    const last = chained[chained.length - 1]!;
+    const result = await this.options.db.withTenantSession(tenantId, (sql) =>
+      sql.query<{ moved: number; appended: number }>(APPEND_AFTER_KNOWN_HEAD, [
+        JSON.stringify(chained.map(toRow)),
+        last.seq,
+        last.hash,
+        head.seq,
+        head.hash,
+      ]),
+    );
+    const row = result.rows[0];
+    if (!row || row.moved !== 1) return null;
+    if (row.appended !== chained.length) throw new Error('the audit batch was not written whole');
+    return chained;
   }
 
   /**
@@ -523,6 +549,38 @@ function broken(
       reason,
       ...(expectedSeq !== undefined && reason === 'sequence_gap' ? { expectedSeq } : {}),
     },
+  };
+}
+
+/** The events chained onto a head: sequence numbers and hashes. */
+function chain(head: { seq: number; hash: string }, events: Omit<HashedEventFields, 'seq'>[]): AuditEvent[] {
+  let seq = head.seq;
+  let prevHash = head.hash;
+  return events.map((event): AuditEvent => {
+    seq += 1;
+    const fields: HashedEventFields = { ...event, seq };
+    const hash = eventHash(prevHash, fields);
+    const chainedEvent = { ...fields, prevHash, hash };
+    prevHash = hash;
+    return chainedEvent;
+  });
+}
+
+function toRow(e: AuditEvent): Record<string, unknown> {
+  return {
+    seq: e.seq,
+    event_id: e.eventId,
+    occurred_at: e.occurredAt,
+    event_type: e.type,
+    command_id: e.commandId,
+    principal_id: e.principalId,
+    result: e.result,
+    correlation_id: e.correlationId,
+    trace_id: e.traceId,
+    business_ids: e.businessIds,
+    details: e.details,
+    prev_hash: e.prevHash,
+    hash: e.hash,
   };
 }
 
