@@ -22,6 +22,11 @@ export class CookieJar {
     return cookies.length > 0 ? cookies.map(([name, c]) => `${name}=${c.value}`).join('; ') : undefined;
   }
 
+  /** The cookies kept for a host (`host[:port]`), by name. */
+  cookies(host: string): Map<string, string> {
+    return new Map([...(this.jar.get(host) ?? [])].map(([name, c]) => [name, c.value]));
+  }
+
   /** Keeps the Set-Cookie lines of a response from `url`. */
   store(url: URL, res: Response): void {
     let cookies = this.jar.get(url.host);

@@ -1,33 +1,26 @@
+import { CookieJar } from '@tessera/platform/testing';
+
 /**
- * A browser-like HTTP client for the tests: cookies per host (name=value, honouring Max-Age=0), redirects followed
- * by hand so that each hop can be checked, and stopped at a given prefix.
+ * A browser-like HTTP client for the tests: cookies as a browser keeps them (the test kit's CookieJar), redirects
+ * followed by hand so that each hop can be checked, and stopped at a given prefix.
  */
 export class HttpClient {
-  private readonly jar = new Map<string, Map<string, string>>();
+  private readonly jar = new CookieJar();
   readonly visited: string[] = [];
 
   constructor(private readonly headers: Record<string, string> = {}) {}
 
   cookies(host: string): Map<string, string> {
-    return this.jar.get(host) ?? new Map();
+    return this.jar.cookies(host);
   }
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const u = new URL(url);
     const headers = new Headers({ ...this.headers, ...(init.headers as Record<string, string> | undefined) });
-    const cookies = this.jar.get(u.host);
-    if (cookies && cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+    const cookie = this.jar.header(u);
+    if (cookie) headers.set('cookie', cookie);
     const res = await fetch(u, { ...init, headers, redirect: 'manual' });
-    let jar = this.jar.get(u.host);
-    if (!jar) this.jar.set(u.host, (jar = new Map()));
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const i = pair!.indexOf('=');
-      const name = pair!.slice(0, i).trim();
-      const value = pair!.slice(i + 1).trim();
-      if (value === '' || /max-age=0(?:;|$)/i.test(line)) jar.delete(name);
-      else jar.set(name, value);
-    }
+    this.jar.store(u, res);
     this.visited.push(`${init.method ?? 'GET'} ${u.origin}${u.pathname} ${res.status}`);
     return res;
   }
