@@ -117,6 +117,8 @@ describe('authorization server security checklist (postgres)', () => {
       const res = await exchange({ ...c, verifier: 'b'.repeat(43) });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('invalid_grant');
+      // The refused attempt did not spend the code.
+      expect((await exchange(c)).status).toBe(200);
     });
 
     it.each([
@@ -165,6 +167,14 @@ describe('authorization server security checklist (postgres)', () => {
     it('a redirect_uri different from the authorization request is invalid_grant', async () => {
       const c = await mintCode(h);
       expect((await exchange({ ...c, redirectUri: 'http://127.0.0.1:8400/other' })).body.error).toBe('invalid_grant');
+      expect((await exchange(c)).status).toBe(200);
+    });
+
+    it('10 parallel redemptions of one code give exactly one success', async () => {
+      const c = await mintCode(h);
+      const results = await Promise.all(Array.from({ length: 10 }, () => exchange(c)));
+      expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(9);
     });
   });
 

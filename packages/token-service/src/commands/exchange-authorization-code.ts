@@ -2,12 +2,12 @@ import { defineCommand } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import { oauthError } from '../domain/oauth-error.js';
-import { CODE_VERIFIER, verifyS256 } from '../domain/pkce.js';
+import { CODE_VERIFIER, s256Challenge, verifyS256 } from '../domain/pkce.js';
 import { dpopBindingError } from '../domain/dpop-binding.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { parseScope } from '../domain/scopes.js';
-import { grantStore } from '../storage/grant-store.js';
+import { grantStore, type AuthorizationCode, type Grant } from '../storage/grant-store.js';
 import { createAccessToken, createIdToken, type IssuedTokens } from '../tokens/issue-tokens.js';
 
 export interface ExchangeCodeInput {
@@ -20,6 +20,34 @@ export interface ExchangeCodeInput {
 }
 
 const invalidGrant = (why: string) => oauthError('invalid_grant', why);
+
+/**
+ * Why a redemption that consumed nothing was refused, from the code and grant as the statement found them, in the
+ * order of the checks of RFC 6749 §4.1.3 and RFC 7636 §4.6. A code already consumed is a second redemption: its grant
+ * is revoked, so that what the first issued stops working (RFC 6749 §4.1.2). A code that passed every check was
+ * consumed by a concurrent redemption between the statement's read and its update.
+ */
+async function refusal(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  found: { code: AuthorizationCode; grant: Grant } | null,
+  input: { client: Client; redirectUri: string; codeVerifier: string; proofJkt: string | null; now: Date },
+): Promise<Error> {
+  if (!found || found.code.clientId !== input.client.clientId) return invalidGrant('The authorization code is invalid.');
+  const { code, grant } = found;
+  if (code.consumedAt !== null) {
+    await ctx.platform.db.withTenantSession(tenantId, (sql) => grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', input.now));
+    return invalidGrant('The authorization code was already used.');
+  }
+  if (code.expiresAt.getTime() <= input.now.getTime()) return invalidGrant('The authorization code has expired.');
+  if (input.redirectUri !== code.redirectUri) return invalidGrant('redirect_uri does not match the authorization request.');
+  if (code.codeChallengeMethod !== 'S256' || !verifyS256(input.codeVerifier, code.codeChallenge)) {
+    return invalidGrant('The PKCE verification failed.');
+  }
+  const binding = dpopBindingError(grant.dpopJkt, input.proofJkt);
+  if (binding) return oauthError('invalid_dpop_proof', binding);
+  return invalidGrant('The authorization code was already used.');
+}
 
 /**
  * The authorization_code grant (RFC 6749 §4.1.3, 000 §4.4): the code is single use and bound to its client and
@@ -46,41 +74,36 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
       // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
       const proofJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, input.dpopProof);
+      const codeVerifier = input.codeVerifier;
+      const redirectUri = input.redirectUri;
       const codeHash = hashToken(input.code);
-      const issued = await ctx.platform.db.withTenant(cmd.tenantId, async (sql) => {
-        const found = await grantStore.findCodeWithGrant(sql, codeHash);
-        if (!found || found.code.clientId !== client.clientId) return { error: invalidGrant('The authorization code is invalid.') };
-        const { code, grant } = found;
-        if (code.consumedAt !== null) {
-          await grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', now);
-          return { error: invalidGrant('The authorization code was already used.') };
-        }
-        if (code.expiresAt.getTime() <= now.getTime()) return { error: invalidGrant('The authorization code has expired.') };
-        if (input.redirectUri !== code.redirectUri) return { error: invalidGrant('redirect_uri does not match the authorization request.') };
-        if (code.codeChallengeMethod !== 'S256' || !verifyS256(input.codeVerifier!, code.codeChallenge)) {
-          return { error: invalidGrant('The PKCE verification failed.') };
-        }
-        const binding = dpopBindingError(grant.dpopJkt, proofJkt);
-        if (binding) return { error: oauthError('invalid_dpop_proof', binding) };
-        const dpopJkt = grant.dpopJkt ?? proofJkt;
-        const offline = parseScope(grant.scope).includes('offline_access') && client.grantTypes.includes('refresh_token');
-        const refreshToken = offline ? newOpaqueToken() : null;
-        const lifetime = Math.max(client.accessTokenTtlSeconds, client.idTokenTtlSeconds, offline ? client.refreshTokenTtlSeconds : 0);
-        const consumed = await grantStore.consumeCode(sql, {
+      // A refresh token is stored only when the grant's scope holds offline_access, which the statement reads.
+      const newRefreshToken = client.grantTypes.includes('refresh_token') ? newOpaqueToken() : null;
+      const lifetime = Math.max(client.accessTokenTtlSeconds, client.idTokenTtlSeconds);
+      const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+      // One statement, outside a transaction: it consumes the code only if every check holds. Its gate compares the
+      // verifier's S256 digest with the stored challenge; a refusal is explained below by the constant-time check.
+      const redeemed = await ctx.platform.db.withTenantSession(cmd.tenantId, (sql) =>
+        grantStore.redeemCode(sql, {
           codeHash,
+          clientId: client.clientId,
+          redirectUri,
+          codeChallenge: s256Challenge(codeVerifier),
           now,
-          grantExpiresAt: new Date(now.getTime() + lifetime * 1000),
-          dpopJkt,
-          refresh: refreshToken
-            ? { tokenHash: hashToken(refreshToken), scope: grant.scope, expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000) }
+          dpopJkt: proofJkt,
+          grantExpiresAt: after(lifetime),
+          grantExpiresAtWithRefresh: after(Math.max(lifetime, client.refreshTokenTtlSeconds)),
+          refresh: newRefreshToken
+            ? { tokenHash: hashToken(newRefreshToken), expiresAt: after(client.refreshTokenTtlSeconds), requiredScope: 'offline_access' }
             : null,
-        });
-        if (!consumed) return { error: invalidGrant('The authorization code was already used.') };
-        return { grant: { ...grant, dpopJkt }, nonce: code.nonce, refreshToken };
-      });
-      // The replay revocation above must commit, so the refusal is thrown only after the unit of work.
-      if ('error' in issued) throw issued.error;
-      const { grant, nonce, refreshToken } = issued;
+        }),
+      );
+      if (!redeemed.consumed || !redeemed.found) {
+        throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, redirectUri, codeVerifier, proofJkt, now });
+      }
+      const grant = { ...redeemed.found.grant, dpopJkt: redeemed.found.grant.dpopJkt ?? proofJkt };
+      const nonce = redeemed.found.code.nonce;
+      const refreshToken = redeemed.refreshStored ? newRefreshToken : null;
       const scopes = parseScope(grant.scope);
       const [accessToken, idToken] = await Promise.all([
         createAccessToken(ctx, cmd.tenantId, client, grant, grant.scope, now),

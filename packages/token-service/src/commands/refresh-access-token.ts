@@ -4,7 +4,7 @@ import type { Client } from '../clients/client-registry.js';
 import { oauthError } from '../domain/oauth-error.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { formatScope, parseScope } from '../domain/scopes.js';
-import { grantStore, type Grant } from '../storage/grant-store.js';
+import { grantStore, type Grant, type RefreshToken } from '../storage/grant-store.js';
 import { dpopBindingError } from '../domain/dpop-binding.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { createAccessToken, type IssuedTokens } from '../tokens/issue-tokens.js';
@@ -15,6 +15,32 @@ export interface RefreshInput {
   scope: string | undefined;
   /** The request's DPoP header (RFC 9449 §5); looked at only when DPoP is on. */
   dpopProof?: DpopHeader;
+}
+
+/**
+ * Why a rotation that changed nothing was refused, from the token and grant as the statement found them, in the
+ * order of the checks. A token that passed every check had been rotated already (or was rotated by a concurrent
+ * refresh that won): a reuse, which revokes the whole grant (RFC 9700 §4.14.2).
+ */
+async function refusal(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  found: { token: RefreshToken; grant: Grant } | null,
+  input: { client: Client; asked: string[] | null; proofJkt: string | null; now: Date },
+): Promise<Error> {
+  if (!found || found.token.clientId !== input.client.clientId) return oauthError('invalid_grant', 'The refresh token is invalid.');
+  const { token, grant } = found;
+  if (grant.revokedAt !== null) return oauthError('invalid_grant', 'The refresh token was revoked.');
+  if (token.expiresAt.getTime() <= input.now.getTime()) return oauthError('invalid_grant', 'The refresh token has expired.');
+  const binding = dpopBindingError(grant.dpopJkt, input.proofJkt);
+  if (binding) return oauthError('invalid_dpop_proof', binding);
+  if (input.client.secret === null && grant.dpopJkt === null) {
+    return oauthError('invalid_grant', 'A public client may refresh only a DPoP-bound grant.');
+  }
+  const granted = parseScope(token.scope);
+  if (input.asked?.some((s) => !granted.includes(s))) return oauthError('invalid_scope', 'The requested scope exceeds the granted scope.');
+  await ctx.platform.db.withTenantSession(tenantId, (sql) => grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', input.now));
+  return oauthError('invalid_grant', 'The refresh token was already used.');
 }
 
 /**
@@ -41,34 +67,25 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
       const grace = ctx.config.refreshTokenReuseGraceSeconds;
       // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
       const proofJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, input.dpopProof);
-      const outcome = await ctx.platform.db.withTenant(cmd.tenantId, async (sql): Promise<{ grant: Grant; scope: string } | { error: Error }> => {
-        const found = await grantStore.findRefreshTokenWithGrant(sql, tokenHash);
-        if (!found || found.token.clientId !== client.clientId) return { error: oauthError('invalid_grant', 'The refresh token is invalid.') };
-        const { token, grant } = found;
-        if (grant.revokedAt !== null) return { error: oauthError('invalid_grant', 'The refresh token was revoked.') };
-        if (token.expiresAt.getTime() <= now.getTime()) return { error: oauthError('invalid_grant', 'The refresh token has expired.') };
-        const binding = dpopBindingError(grant.dpopJkt, proofJkt);
-        if (binding) return { error: oauthError('invalid_dpop_proof', binding) };
-        if (client.secret === null && grant.dpopJkt === null) {
-          return { error: oauthError('invalid_grant', 'A public client may refresh only a DPoP-bound grant.') };
-        }
-        const granted = parseScope(token.scope);
-        const asked = input.scope === undefined ? granted : parseScope(input.scope);
-        if (asked.some((s) => !granted.includes(s))) return { error: oauthError('invalid_scope', 'The requested scope exceeds the granted scope.') };
-        const scope = formatScope(asked);
-        const rotated = await grantStore.rotateRefreshToken(sql, {
+      const asked = input.scope === undefined ? null : parseScope(input.scope);
+      // One statement, outside a transaction: it rotates the token only if every check holds.
+      const redeemed = await ctx.platform.db.withTenantSession(cmd.tenantId, (sql) =>
+        grantStore.redeemRefreshToken(sql, {
           tokenHash,
+          clientId: client.clientId,
           now,
-          next: { tokenHash: hashToken(next), scope, expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000) },
           rotatedAfter: grace > 0 ? new Date(now.getTime() - grace * 1000) : null,
-        });
-        if (!rotated) {
-          await grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', now);
-          return { error: oauthError('invalid_grant', 'The refresh token was already used.') };
-        }
-        return { grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt }, scope };
-      });
-      if ('error' in outcome) throw outcome.error;
+          dpopJkt: proofJkt,
+          publicClient: client.secret === null,
+          scope: asked,
+          next: { tokenHash: hashToken(next), expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000) },
+        }),
+      );
+      if (!redeemed.rotated || !redeemed.found) {
+        throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, asked, proofJkt, now });
+      }
+      const { token, grant } = redeemed.found;
+      const outcome = { grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt }, scope: formatScope(asked ?? parseScope(token.scope)) };
       const accessToken = await createAccessToken(ctx, cmd.tenantId, client, outcome.grant, outcome.scope, now);
       return {
         access_token: accessToken,

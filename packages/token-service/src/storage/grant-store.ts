@@ -3,7 +3,8 @@ import type { AuthorizationRequestFields } from '../domain/authorization-request
 
 /**
  * SQL of the token service (migrations/0001_token_service.sql). Every function runs inside the caller's
- * tenant unit of work; row-level security confines it to the tenant.
+ * tenant unit of work (`db.withTenant`, or `db.withTenantSession` for a unit that is one statement); row-level
+ * security confines it to the tenant.
  */
 /** A login in progress: the relying party's request, kept while the user logs in upstream. */
 export interface LoginTransaction extends AuthorizationRequestFields {
@@ -107,6 +108,16 @@ const toRefresh = (r: Row): RefreshToken => ({
   rotatedAt: date(r.rotated_at),
 });
 
+/** A refresh token joined with its grant; the token's columns that the grant shares are renamed. */
+const REFRESH_WITH_GRANT = `SELECT t.token_hash, t.grant_id, t.client_id AS token_client_id, t.scope AS token_scope,
+         t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.rotated_at, g.*
+       FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id`;
+
+const toRefreshWithGrant = (row: Row): { token: RefreshToken; grant: Grant } => ({
+  token: toRefresh({ ...row, client_id: row.token_client_id, scope: row.token_scope, created_at: row.token_created_at, expires_at: row.token_expires_at }),
+  grant: toGrant(row),
+});
+
 export const grantStore = {
   async saveLoginTransaction(sql: Sql, t: LoginTransaction & { upstreamStateHash: string | null }): Promise<void> {
     await sql.query(
@@ -142,83 +153,123 @@ export const grantStore = {
     );
   },
 
-  async findCodeWithGrant(sql: Sql, codeHash: string): Promise<{ code: AuthorizationCode; grant: Grant } | null> {
-    const r = await sql.query<Row>(
-      `SELECT c.code_hash, c.grant_id, c.client_id AS code_client_id, c.redirect_uri, c.nonce, c.code_challenge, c.code_challenge_method,
-              c.expires_at AS code_expires_at, c.consumed_at, g.*
-       FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = $1`,
-      [codeHash],
-    );
-    const row = r.rows[0];
-    if (!row) return null;
-    return {
-      code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }),
-      grant: toGrant(row),
-    };
-  },
-
   /**
-   * Consumes the code (once: a concurrent redemption loses) and, in the same statement, activates its grant's
-   * lifetime, binds it to a DPoP key when one is given and it has none yet (RFC 9449 §5), and stores the first
-   * refresh token. Answers false when the code was already consumed.
+   * Redeems an authorization code in one statement (RFC 6749 §4.1.3): the code is consumed only when every check
+   * holds (unconsumed, this client, this redirect URI, unexpired, the S256 challenge of the presented verifier, and
+   * a proof by the grant's DPoP key when it is bound, RFC 9449 §10), so that a refused request leaves it unused.
+   * Consuming it also activates the grant's lifetime, binds the grant to the proof's key when it has none yet
+   * (RFC 9449 §5) and, when the grant's scope holds `refresh.requiredScope`, stores the first refresh token.
+   * Being one statement it is atomic without a transaction: of concurrent redemptions exactly one consumes.
+   *
+   * Answers the code and grant as they were before the statement (null when no such code), so that the caller can
+   * tell why a refused redemption was refused, and whether this statement consumed the code and stored a refresh
+   * token.
    */
-  async consumeCode(
+  async redeemCode(
     sql: Sql,
     input: {
       codeHash: string;
+      clientId: string;
+      redirectUri: string;
+      /** The S256 challenge of the presented verifier (RFC 7636 §4.6). */
+      codeChallenge: string;
       now: Date;
+      /** The thumbprint of the request's DPoP proof key, if any. */
+      dpopJkt: string | null;
+      /** The grant's lifetime from now on, without and with a refresh token. */
       grantExpiresAt: Date;
-      refresh: { tokenHash: string; scope: string; expiresAt: Date } | null;
-      dpopJkt?: string | null;
+      grantExpiresAtWithRefresh: Date;
+      refresh: { tokenHash: string; expiresAt: Date; requiredScope: string } | null;
     },
-  ): Promise<boolean> {
-    const r = await sql.query<{ grant_id: string }>(
-      `WITH c AS (
-         UPDATE oauth_authorization_codes SET consumed_at = $2 WHERE code_hash = $1 AND consumed_at IS NULL RETURNING grant_id, client_id),
-       g AS (UPDATE oauth_grants SET expires_at = $3, dpop_jkt = COALESCE(dpop_jkt, $7::text) WHERE id = (SELECT grant_id FROM c) RETURNING id),
-       r AS (
+  ): Promise<{ found: { code: AuthorizationCode; grant: Grant } | null; consumed: boolean; refreshStored: boolean }> {
+    // Every common table expression sees the rows as they were before the statement (PostgreSQL §7.8.4), so
+    // `found` is the state before the redemption, whatever the other parts change.
+    const r = await sql.query<Row & { consumed: boolean; refresh_stored: boolean }>(
+      `WITH found AS (
+         SELECT c.code_hash, c.grant_id, c.client_id AS code_client_id, c.redirect_uri, c.nonce, c.code_challenge, c.code_challenge_method,
+                c.expires_at AS code_expires_at, c.consumed_at, g.*,
+                ($9::text IS NOT NULL AND $11::text = ANY (string_to_array(g.scope, ' '))) AS offline
+         FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = $1),
+       consumed AS (
+         UPDATE oauth_authorization_codes code SET consumed_at = $5
+         FROM found f
+         WHERE code.code_hash = $1 AND code.consumed_at IS NULL AND code.client_id = $2 AND code.redirect_uri = $3
+           AND code.expires_at > $5 AND code.code_challenge_method = 'S256' AND code.code_challenge = $4
+           AND (f.dpop_jkt IS NULL OR f.dpop_jkt = $6::text)
+         RETURNING code.grant_id, code.client_id, f.scope, f.offline),
+       activated AS (
+         UPDATE oauth_grants g SET expires_at = CASE WHEN consumed.offline THEN $8::timestamptz ELSE $7::timestamptz END,
+                dpop_jkt = COALESCE(g.dpop_jkt, $6::text)
+         FROM consumed WHERE g.id = consumed.grant_id RETURNING g.id),
+       refresh AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
-         SELECT $4, c.grant_id, c.client_id, $5, $2, $6 FROM c WHERE $4::text IS NOT NULL RETURNING 1)
-       SELECT grant_id FROM c`,
-      [input.codeHash, input.now, input.grantExpiresAt, input.refresh?.tokenHash ?? null, input.refresh?.scope ?? null, input.refresh?.expiresAt ?? null,
-        input.dpopJkt ?? null],
-    );
-    return r.rowCount === 1;
-  },
-
-  async findRefreshTokenWithGrant(sql: Sql, tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | null> {
-    const r = await sql.query<Row>(
-      `SELECT t.token_hash, t.grant_id, t.client_id AS token_client_id, t.scope AS token_scope, t.created_at AS token_created_at,
-              t.expires_at AS token_expires_at, t.rotated_at, g.*
-       FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1`,
-      [tokenHash],
+         SELECT $9, grant_id, client_id, scope, $5, $10 FROM consumed WHERE offline RETURNING 1)
+       SELECT found.*, EXISTS (SELECT 1 FROM consumed) AS consumed, EXISTS (SELECT 1 FROM refresh) AS refresh_stored FROM found`,
+      [input.codeHash, input.clientId, input.redirectUri, input.codeChallenge, input.now, input.dpopJkt, input.grantExpiresAt,
+        input.grantExpiresAtWithRefresh, input.refresh?.tokenHash ?? null, input.refresh?.expiresAt ?? null, input.refresh?.requiredScope ?? null],
     );
     const row = r.rows[0];
-    if (!row) return null;
+    if (!row) return { found: null, consumed: false, refreshStored: false };
     return {
-      token: toRefresh({ ...row, client_id: row.token_client_id, scope: row.token_scope, created_at: row.token_created_at, expires_at: row.token_expires_at }),
-      grant: toGrant(row),
+      found: { code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }), grant: toGrant(row) },
+      consumed: row.consumed === true,
+      refreshStored: row.refresh_stored === true,
     };
   },
 
+  async findRefreshTokenWithGrant(sql: Sql, tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | null> {
+    const r = await sql.query<Row>(`${REFRESH_WITH_GRANT} WHERE t.token_hash = $1`, [tokenHash]);
+    const row = r.rows[0];
+    return row ? toRefreshWithGrant(row) : null;
+  },
+
   /**
-   * Rotation (000 §3.3): marks the presented token rotated and stores its successor, atomically; of N concurrent
-   * rotations of one token exactly one succeeds. `graceUntil` tolerates a reuse of a token rotated after it.
+   * Rotation (000 §3.3, RFC 9700 §4.14.2) in one statement: the presented token is marked rotated and its successor
+   * stored only when every check holds (this client, unexpired, not yet rotated or rotated after `rotatedAfter`, the
+   * grant not revoked, a proof by the grant's DPoP key when it is bound, a DPoP-bound grant for a public client,
+   * and `scope` within the token's), so that a refused request leaves the token as it was. Atomic without a
+   * transaction: of N concurrent rotations of one token exactly one succeeds. The successor's scope is `scope`, or
+   * the presented token's.
+   *
+   * Answers the token and grant as they were before the statement (null when no such token), so that the caller
+   * can tell why a refused rotation was refused, and whether this statement rotated the token.
    */
-  async rotateRefreshToken(
+  async redeemRefreshToken(
     sql: Sql,
-    input: { tokenHash: string; now: Date; next: { tokenHash: string; scope: string; expiresAt: Date }; rotatedAfter: Date | null },
-  ): Promise<boolean> {
-    const r = await sql.query(
-      `WITH old AS (
-         UPDATE oauth_refresh_tokens SET rotated_at = COALESCE(rotated_at, $2)
-         WHERE token_hash = $1 AND (rotated_at IS NULL OR ($6::timestamptz IS NOT NULL AND rotated_at >= $6))
-         RETURNING grant_id, client_id)
-       INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
-       SELECT $3, grant_id, client_id, $4, $2, $5 FROM old RETURNING 1`,
-      [input.tokenHash, input.now, input.next.tokenHash, input.next.scope, input.next.expiresAt, input.rotatedAfter],
+    input: {
+      tokenHash: string;
+      clientId: string;
+      now: Date;
+      rotatedAfter: Date | null;
+      /** The thumbprint of the request's DPoP proof key, if any. */
+      dpopJkt: string | null;
+      /** A client without a secret may refresh only a DPoP-bound grant (RFC 9449 §5). */
+      publicClient: boolean;
+      /** The narrower scope asked for, or null for the token's own. */
+      scope: readonly string[] | null;
+      next: { tokenHash: string; expiresAt: Date };
+    },
+  ): Promise<{ found: { token: RefreshToken; grant: Grant } | null; rotated: boolean }> {
+    const r = await sql.query<Row & { rotated: boolean }>(
+      `WITH found AS (${REFRESH_WITH_GRANT} WHERE t.token_hash = $1),
+       rotated AS (
+         UPDATE oauth_refresh_tokens t SET rotated_at = COALESCE(t.rotated_at, $3)
+         FROM found f
+         WHERE t.token_hash = $1 AND t.client_id = $2 AND t.expires_at > $3
+           AND (t.rotated_at IS NULL OR ($4::timestamptz IS NOT NULL AND t.rotated_at >= $4))
+           AND f.revoked_at IS NULL AND (f.dpop_jkt IS NULL OR f.dpop_jkt = $5::text) AND (NOT $6::boolean OR f.dpop_jkt IS NOT NULL)
+           AND ($7::text[] IS NULL OR $7::text[] <@ string_to_array(t.scope, ' '))
+         RETURNING t.grant_id, t.client_id, COALESCE(array_to_string($7::text[], ' '), t.scope) AS scope),
+       successor AS (
+         INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
+         SELECT $8, grant_id, client_id, scope, $3, $9 FROM rotated RETURNING 1)
+       SELECT found.*, EXISTS (SELECT 1 FROM successor) AS rotated FROM found`,
+      [input.tokenHash, input.clientId, input.now, input.rotatedAfter, input.dpopJkt, input.publicClient, input.scope,
+        input.next.tokenHash, input.next.expiresAt],
     );
-    return r.rowCount === 1;
+    const row = r.rows[0];
+    if (!row) return { found: null, rotated: false };
+    return { found: toRefreshWithGrant(row), rotated: row.rotated === true };
   },
 
   async revokeGrant(sql: Sql, grantId: string, reason: string, now: Date): Promise<void> {

@@ -1,34 +1,20 @@
+import { CookieJar } from '@tessera/platform/testing';
+
 /**
  * A minimal user agent for protocol tests: follows redirects by hand (so each hop can be inspected), keeps
- * cookies per host, and submits the institutional provider's login form like a person would.
+ * cookies as a browser does (CookieJar), and submits the institutional provider's login form like a person would.
  */
 export class UserAgent {
-  private readonly jar = new Map<string, Map<string, string>>();
+  private readonly jar = new CookieJar();
   readonly visited: string[] = [];
-
-  private cookieHeader(url: URL): string | undefined {
-    const cookies = this.jar.get(url.host);
-    return cookies && cookies.size > 0 ? [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') : undefined;
-  }
-
-  private store(url: URL, res: Response): void {
-    const setCookies = res.headers.getSetCookie?.() ?? [];
-    let cookies = this.jar.get(url.host);
-    if (!cookies) this.jar.set(url.host, (cookies = new Map()));
-    for (const c of setCookies) {
-      const [pair] = c.split(';');
-      const i = pair!.indexOf('=');
-      cookies.set(pair!.slice(0, i).trim(), pair!.slice(i + 1).trim());
-    }
-  }
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const u = new URL(url);
     const headers = new Headers(init.headers);
-    const cookie = this.cookieHeader(u);
+    const cookie = this.jar.header(u);
     if (cookie) headers.set('cookie', cookie);
     const res = await fetch(u, { ...init, headers, redirect: 'manual' });
-    this.store(u, res);
+    this.jar.store(u, res);
     this.visited.push(`${init.method ?? 'GET'} ${u.origin}${u.pathname} → ${res.status}`);
     return res;
   }

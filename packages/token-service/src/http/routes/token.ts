@@ -24,12 +24,20 @@ function clientKey(request: FastifyRequest): string | undefined {
   return typeof id === 'string' ? `client:${id.slice(0, 200)}` : undefined;
 }
 
+/** The request headers @openid4vc/oauth2 reads when it parses a token request. */
+const LIBRARY_HEADERS = ['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
+
 /** Parses the grant with @openid4vc/oauth2 (authorization_code, refresh_token); client_credentials is ours. */
 function parseGrant(ctx: TokenServiceContext, tenantId: string, request: FastifyRequest, form: Record<string, string>) {
   if (form.grant_type === 'client_credentials') return { grantType: 'client_credentials' as const };
-  const headers = new Headers(request.headers as Record<string, string>);
-  // With DPoP on, the proof is verified in full by the grant's command (RFC 9449 §4.3), with its own answers.
-  if (ctx.dpop.enabled) headers.delete('dpop');
+  // Only the headers the library looks at (its DPoP and client attestation checks), not the whole request's. With
+  // DPoP on, the proof is verified in full by the grant's command (RFC 9449 §4.3), with its own answers.
+  const headers = new Headers();
+  for (const name of LIBRARY_HEADERS) {
+    if (name === 'dpop' && ctx.dpop.enabled) continue;
+    const value = request.headers[name];
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
   try {
     const parsed = ctx.signer.oauth2For(tenantId).parseAccessTokenRequest({
       request: { method: 'POST', url: request.url, headers },

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformMigrations, type Sql } from '@tessera/platform';
+import { DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from '@tessera/platform/testing';
+import { tokenServiceMigrations } from '../migrations.js';
+import { hashToken, newOpaqueToken } from '../domain/random.js';
+import { s256Challenge } from '../domain/pkce.js';
+import { grantStore, type Grant } from './grant-store.js';
+
+const CLIENT = 'demo-rp';
+const REDIRECT = 'http://127.0.0.1:8400/callback';
+const VERIFIER = 'v'.repeat(43);
+const JKT = 'j'.repeat(43);
+const now = new Date('2026-01-01T12:00:00.000Z');
+const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+
+/**
+ * The single-statement redemptions (RFC 6749 §4.1.3, RFC 9700 §4.14.2): a refused redemption changes nothing, and
+ * the state before the statement comes back so that the command can explain the refusal.
+ */
+describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
+  let t: TestDatabase;
+  const inDemo = <T>(fn: (sql: Sql) => Promise<T>) => t.db.withTenantSession('demo', fn);
+
+  beforeAll(async () => {
+    t = await openTestDatabase(kind, [...platformMigrations, ...tokenServiceMigrations]);
+    await seedTenants(t.db, 'demo');
+  });
+  afterAll(async () => t?.close());
+
+  async function newCode(options: { scope?: string; dpopJkt?: string | null } = {}): Promise<{ code: string; grantId: string }> {
+    const code = newOpaqueToken();
+    const grant: Grant = {
+      id: randomUUID(),
+      clientId: CLIENT,
+      subject: 'alice',
+      scope: options.scope ?? 'openid offline_access',
+      acr: null,
+      amr: [],
+      authTime: null,
+      claims: {},
+      dpopJkt: options.dpopJkt ?? null,
+      createdAt: now,
+      expiresAt: later(60),
+      revokedAt: null,
+    };
+    await t.db.withTenant('demo', (sql) =>
+      grantStore.saveGrantWithCode(sql, grant, {
+        codeHash: hashToken(code),
+        grantId: grant.id,
+        clientId: CLIENT,
+        redirectUri: REDIRECT,
+        nonce: null,
+        codeChallenge: s256Challenge(VERIFIER),
+        codeChallengeMethod: 'S256',
+        createdAt: now,
+        expiresAt: later(60),
+        consumedAt: null,
+      }),
+    );
+    return { code, grantId: grant.id };
+  }
+
+  const redeemCode = (code: string, overrides: Partial<Parameters<typeof grantStore.redeemCode>[1]> = {}) => {
+    const refresh = newOpaqueToken();
+    return inDemo(async (sql) => ({
+      refresh,
+      ...(await grantStore.redeemCode(sql, {
+        codeHash: hashToken(code),
+        clientId: CLIENT,
+        redirectUri: REDIRECT,
+        codeChallenge: s256Challenge(VERIFIER),
+        now,
+        dpopJkt: null,
+        grantExpiresAt: later(300),
+        grantExpiresAtWithRefresh: later(3600),
+        refresh: { tokenHash: hashToken(refresh), expiresAt: later(3600), requiredScope: 'offline_access' },
+        ...overrides,
+      })),
+    }));
+  };
+
+  const rotate = (token: string, overrides: Partial<Parameters<typeof grantStore.redeemRefreshToken>[1]> = {}) => {
+    const next = newOpaqueToken();
+    return inDemo(async (sql) => ({
+      next,
+      ...(await grantStore.redeemRefreshToken(sql, {
+        tokenHash: hashToken(token),
+        clientId: CLIENT,
+        now,
+        rotatedAfter: null,
+        dpopJkt: null,
+        publicClient: false,
+        scope: null,
+        next: { tokenHash: hashToken(next), expiresAt: later(3600) },
+        ...overrides,
+      })),
+    }));
+  };
+
+  const grantOf = (grantId: string) =>
+    inDemo(async (sql) => (await sql.query<{ expires_at: Date; dpop_jkt: string | null; revoked_at: Date | null }>(
+      'SELECT expires_at, dpop_jkt, revoked_at FROM oauth_grants WHERE id = $1', [grantId])).rows[0]!);
+
+  it('consumes a code once, extends its grant and stores the first refresh token', async () => {
+    const { code, grantId } = await newCode();
+    const first = await redeemCode(code);
+    expect(first).toMatchObject({ consumed: true, refreshStored: true });
+    expect(first.found?.code.consumedAt).toBeNull();
+    expect(first.found?.grant.id).toBe(grantId);
+    expect(new Date((await grantOf(grantId)).expires_at).getTime()).toBe(later(3600).getTime());
+    expect((await rotate(first.refresh)).rotated).toBe(true);
+    const second = await redeemCode(code);
+    expect(second.consumed).toBe(false);
+    expect(second.found?.code.consumedAt?.getTime()).toBe(now.getTime());
+  });
+
+  it('stores no refresh token without offline_access, and gives the grant the shorter lifetime', async () => {
+    const { code, grantId } = await newCode({ scope: 'openid' });
+    expect(await redeemCode(code)).toMatchObject({ consumed: true, refreshStored: false });
+    expect(new Date((await grantOf(grantId)).expires_at).getTime()).toBe(later(300).getTime());
+  });
+
+  it.each([
+    ['another client', { clientId: 'other-rp' }],
+    ['another redirect URI', { redirectUri: `${REDIRECT}/x` }],
+    ['a wrong verifier', { codeChallenge: s256Challenge('w'.repeat(43)) }],
+    ['an expired code', { now: later(61) }],
+  ])('leaves the code unused when refused: %s', async (_name, overrides) => {
+    const { code } = await newCode();
+    const refused = await redeemCode(code, overrides);
+    expect(refused).toMatchObject({ consumed: false, refreshStored: false });
+    expect(refused.found?.code.consumedAt).toBeNull();
+    expect((await redeemCode(code)).consumed).toBe(true);
+  });
+
+  it('a code bound to a DPoP key is consumed only with a proof by that key, and a proof binds an unbound grant', async () => {
+    const bound = await newCode({ dpopJkt: JKT });
+    expect((await redeemCode(bound.code)).consumed).toBe(false);
+    expect((await redeemCode(bound.code, { dpopJkt: 'k'.repeat(43) })).consumed).toBe(false);
+    expect((await redeemCode(bound.code, { dpopJkt: JKT })).consumed).toBe(true);
+    const unbound = await newCode();
+    expect((await redeemCode(unbound.code, { dpopJkt: JKT })).consumed).toBe(true);
+    expect((await grantOf(unbound.grantId)).dpop_jkt).toBe(JKT);
+  });
+
+  it('an unknown code finds nothing', async () => {
+    expect(await redeemCode(newOpaqueToken())).toMatchObject({ found: null, consumed: false });
+  });
+
+  it('rotates a refresh token once; a refused rotation leaves it as it was', async () => {
+    const { code, grantId } = await newCode({ scope: 'openid email offline_access' });
+    const { refresh } = await redeemCode(code);
+    expect((await rotate(refresh, { clientId: 'other-rp' })).rotated).toBe(false);
+    expect((await rotate(refresh, { now: later(3601) })).rotated).toBe(false);
+    expect((await rotate(refresh, { scope: ['openid', 'profile'] })).rotated).toBe(false);
+    expect((await rotate(refresh, { publicClient: true })).rotated).toBe(false);
+    const narrower = await rotate(refresh, { scope: ['openid'] });
+    expect(narrower.rotated).toBe(true);
+    expect(narrower.found?.token.rotatedAt).toBeNull();
+    expect(narrower.found?.grant.id).toBe(grantId);
+    const successor = await inDemo((sql) => grantStore.findRefreshTokenWithGrant(sql, hashToken(narrower.next)));
+    expect(successor?.token.scope).toBe('openid');
+    const reuse = await rotate(refresh);
+    expect(reuse.rotated).toBe(false);
+    expect(reuse.found?.token.rotatedAt?.getTime()).toBe(now.getTime());
+  });
+
+  it('a reuse within the grace period rotates again; after it, it does not', async () => {
+    const { code } = await newCode();
+    const { refresh } = await redeemCode(code);
+    expect((await rotate(refresh)).rotated).toBe(true);
+    expect((await rotate(refresh, { now: later(5), rotatedAfter: later(-5) })).rotated).toBe(true);
+    expect((await rotate(refresh, { now: later(20), rotatedAfter: later(10) })).rotated).toBe(false);
+  });
+
+  it('a token of a revoked grant, or of a DPoP-bound grant without its key, is not rotated', async () => {
+    const bound = await newCode({ dpopJkt: JKT });
+    const { refresh } = await redeemCode(bound.code, { dpopJkt: JKT });
+    expect((await rotate(refresh)).rotated).toBe(false);
+    expect((await rotate(refresh, { dpopJkt: 'k'.repeat(43) })).rotated).toBe(false);
+    const rotated = await rotate(refresh, { dpopJkt: JKT, publicClient: true });
+    expect(rotated.rotated).toBe(true);
+    await inDemo((sql) => grantStore.revokeGrant(sql, bound.grantId, 'test', now));
+    const afterRevocation = await rotate(rotated.next, { dpopJkt: JKT });
+    expect(afterRevocation.rotated).toBe(false);
+    expect(afterRevocation.found?.grant.revokedAt).not.toBeNull();
+  });
+
+  it('of concurrent rotations of one token exactly one succeeds, as of concurrent redemptions of one code', async () => {
+    const { code } = await newCode();
+    const redemptions = await Promise.all(Array.from({ length: 10 }, () => redeemCode(code)));
+    expect(redemptions.filter((r) => r.consumed)).toHaveLength(1);
+    const refresh = redemptions.find((r) => r.consumed)!.refresh;
+    const rotations = await Promise.all(Array.from({ length: 20 }, () => rotate(refresh)));
+    expect(rotations.filter((r) => r.rotated)).toHaveLength(1);
+  });
+});
