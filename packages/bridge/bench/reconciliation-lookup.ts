@@ -7,8 +7,9 @@ import type { Scenario } from '../../../bench/lib/types.js';
 /**
  * POST /api/external/v1/reconciliation/lookup over HTTP against a bridge role app on PostgreSQL
  * (bench/servers/reconciliation-lookup.ts in this package), 50 connections: bearer JWT validation (RS256, the
- * API's own audience), client projection and rate limit, the command bus, the HMAC index query, the identity's
- * sealed claims opened, its auxiliary categories, and one audit event (external_api_lookup) per lookup. Each
+ * API's own audience), client projection and rate limit, the command bus, the HMAC index query (concurrent lookups
+ * batched per tenant), the identity's sealed claims opened, its auxiliary categories, and one audit event
+ * (external_api_lookup) per lookup. Each
  * request looks up the next of 1000 identities. Compared with the bare Fastify route; p99 is in the report.
  */
 export const reconciliationLookup: Scenario = {

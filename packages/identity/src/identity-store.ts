@@ -6,7 +6,8 @@ import type { Sql } from '@tessera/platform';
  * external reconciliation API) and the token service (federated login).
  *
  * Every method runs inside the caller's unit of work (`db.withTenant`), so that an identity and its binding are
- * created atomically ("nothing half-built").
+ * created atomically ("nothing half-built"). A read that is one statement (findByIdentifierHashes) may also run in
+ * a tenant session (`db.withTenantSession`).
  */
 export interface TenantUnit {
   tenantId: string;
@@ -15,6 +16,12 @@ export interface TenantUnit {
 
 /** Identifier types of the HMAC lookup index (000 §4.3). `SERVICE_ID` is the deployment's service claim. */
 export type IdentifierType = 'KEY' | 'SERVICE_ID' | 'EPPN';
+
+/** One lookup of the external API (000 §4.3): an identifier type and the caller-computed HMAC. */
+export interface IdentifierHashQuery {
+  type: IdentifierType;
+  hash: string;
+}
 
 export interface Assurance {
   acr: string;
@@ -37,6 +44,14 @@ export interface IdentityStore {
   findByIdentifier(unit: TenantUnit, type: IdentifierType, value: string): Promise<IdentityRecord[]>;
   /** Same, with the caller-computed HMAC (base64url, no padding) of the external API. */
   findByIdentifierHash(unit: TenantUnit, type: IdentifierType, hash: string): Promise<IdentityRecord[]>;
+  /**
+   * Several such lookups in one statement (a batch of POST /lookup), answered in the order asked. Each query
+   * settles on its own: an invalid query, or a stored record that does not open, fails that query only.
+   */
+  findByIdentifierHashes(
+    unit: TenantUnit,
+    queries: readonly IdentifierHashQuery[],
+  ): Promise<PromiseSettledResult<IdentityRecord[]>[]>;
   findByFederationSubject(unit: TenantUnit, issuer: string, subject: string): Promise<IdentityRecord | null>;
   get(unit: TenantUnit, internalIdentityId: string): Promise<IdentityRecord | null>;
   createIdentity(unit: TenantUnit, input: { claims: Record<string, unknown>; assurance: Assurance }): Promise<IdentityRecord>;

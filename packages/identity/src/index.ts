@@ -4,6 +4,7 @@
  */
 export type {
   Assurance,
+  IdentifierHashQuery,
   IdentifierType,
   IdentityRecord,
   IdentityStore,

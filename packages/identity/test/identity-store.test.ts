@@ -12,7 +12,7 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await openHarness(kind, 'tenant-a', 'tenant-b', 'tenant-c', 'tenant-d');
+    h = await openHarness(kind, 'tenant-a', 'tenant-b', 'tenant-c', 'tenant-d', 'tenant-batch');
   });
   afterAll(async () => {
     await h?.close();
@@ -123,6 +123,48 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
         field: 'identifierType',
       });
     });
+  });
+
+  it('answers a batch of hash lookups in one statement, in order, each query settling on its own', async () => {
+    const one = await create('tenant-batch', { service_id: 'S-batch-1', eduperson_principal_name: 'one@uni.example' });
+    const two = await create('tenant-batch', { service_id: 'S-batch-2' });
+    const twinA = await create('tenant-batch', { service_id: 'S-batch-twin' });
+    const twinB = await create('tenant-batch', { service_id: 'S-batch-twin' });
+    await h.unit('tenant-batch', (u) => h.store.bindWallet(u, two.internalIdentityId, 'did:key:z6MkBatch'));
+    const { key } = await exportSharedHmacKey({ db: h.t.db, keys: h.keys, clock: h.clock }, 'tenant-batch');
+    const statements: string[] = [];
+    const settled = await h.unit('tenant-batch', (u) =>
+      h.store.findByIdentifierHashes(
+        {
+          ...u,
+          sql: { query: (text, params) => (statements.push(text), u.sql.query(text, params)), exec: (s) => u.sql.exec(s) },
+        },
+        [
+          { type: 'SERVICE_ID', hash: clientHash(key, 'S-batch-2') },
+          { type: 'SERVICE_ID', hash: clientHash(key, 'S-nobody') },
+          { type: 'SERVICE_ID', hash: 'not-a-hash' },
+          { type: 'EPPN', hash: clientHash(key, 'one@uni.example') },
+          { type: 'SERVICE_ID', hash: clientHash(key, 'S-batch-twin') },
+          { type: 'KEY', hash: clientHash(key, 'did:key:z6MkBatch') },
+          { type: 'SERVICE_ID', hash: clientHash(key, 'S-batch-2') },
+        ],
+      ),
+    );
+    expect(statements).toHaveLength(1);
+    const ids = settled.map((s) => (s.status === 'fulfilled' ? s.value.map((r) => r.internalIdentityId) : s.status));
+    expect(ids).toEqual([
+      [two.internalIdentityId],
+      [],
+      'rejected',
+      [one.internalIdentityId],
+      // Same creation time: ordered by id.
+      [twinA.internalIdentityId, twinB.internalIdentityId].sort(),
+      [two.internalIdentityId],
+      [two.internalIdentityId],
+    ]);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_request', field: 'identifierHash' });
+    expect(settled[0]).toMatchObject({ status: 'fulfilled', value: [{ claims: { service_id: 'S-batch-2' } }] });
+    expect(await h.unit('tenant-batch', (u) => h.store.findByIdentifierHashes(u, []))).toEqual([]);
   });
 
   it("keeps tenants apart: tenant B neither sees nor binds tenant A's identities", async () => {

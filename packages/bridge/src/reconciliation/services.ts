@@ -5,6 +5,7 @@ import type { BridgeServices } from '../services.js';
 import type { ReconciliationConfig } from './config.js';
 import { AuxiliarySealer } from './crypto/auxiliary-sealer.js';
 import { createDpopReplayStore } from './storage/dpop-replay.js';
+import { IdentityLookups } from './storage/identity-lookups.js';
 
 /** What the external reconciliation API's routes and commands share (built once per bridge registration). */
 export interface ReconciliationServices {
@@ -12,6 +13,8 @@ export interface ReconciliationServices {
   config: ReconciliationConfig;
   clock: Clock;
   identities: IdentityStore;
+  /** The batched read path of POST /lookup. */
+  lookups: IdentityLookups;
   sealer: AuxiliarySealer;
   /** Validates access tokens of the platform's issuers for this API's audience. */
   authenticator: JwtAuthenticator;
@@ -31,6 +34,7 @@ export function createReconciliationServices(bridge: BridgeServices): Reconcilia
     config,
     clock: bridge.clock,
     identities: bridge.identities,
+    lookups: new IdentityLookups({ db: platform.db, identities: bridge.identities, clock: bridge.clock }),
     sealer: new AuxiliarySealer(platform.keys),
     // The platform's trusted issuers (000 §5 issuer, jwks-uri), each held to this API's audience: a token minted
     // for another API of the deployment is not accepted here.

@@ -1,6 +1,7 @@
 import type { Sql } from '@tessera/platform';
 import type { IdentifierType } from '../identity-store.js';
 import type { IdentifierForm } from '../keys/identity-forms.js';
+import { IDENTITY_COLUMNS, type IdentityRow } from './identity-rows.js';
 
 /** SQL of the HMAC lookup index (identity_identifiers). */
 
@@ -47,4 +48,36 @@ export async function identityIdsByMac(sql: Sql, type: IdentifierType, macs: rea
     [type, macs],
   );
   return rows.rows.map((r) => r.identity_id);
+}
+
+/** One probe of the lookup index: an identifier type and a MAC. */
+export interface MacProbe {
+  type: IdentifierType;
+  mac: string;
+}
+
+/**
+ * The identities of several probes in one statement (000 §4.3 POST /lookup, batched): each row carries the
+ * 1-based position of its probe (`ord`), rows ordered by probe, then as `selectIdentities` orders them. The same
+ * rule as identityIdsByMac applies to each probe: a KEY row counts only while its wallet binding is live.
+ */
+export async function identitiesByMacs(
+  sql: Sql,
+  probes: readonly MacProbe[],
+): Promise<(IdentityRow & { ord: number })[]> {
+  if (probes.length === 0) return [];
+  const rows = await sql.query<IdentityRow & { ord: number }>(
+    `SELECT q.ord::integer AS ord, ${IDENTITY_COLUMNS}
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS q(type, mac, ord)
+       JOIN LATERAL (
+            SELECT DISTINCT x.tenant_id, x.identity_id
+              FROM identity_identifiers x
+              LEFT JOIN wallet_bindings w ON w.tenant_id = x.tenant_id AND w.binding_id = x.binding_id
+             WHERE x.type = q.type AND x.mac = q.mac AND (x.binding_id IS NULL OR w.soft_deleted_at IS NULL)
+            ) m ON true
+       JOIN identities i ON i.tenant_id = m.tenant_id AND i.internal_identity_id = m.identity_id
+      ORDER BY q.ord, i.created_at, i.internal_identity_id`,
+    [probes.map((p) => p.type), probes.map((p) => p.mac)],
+  );
+  return rows.rows;
 }

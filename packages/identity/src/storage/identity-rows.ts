@@ -12,16 +12,19 @@ export interface IdentityRow {
   federation_bound: boolean;
 }
 
-export async function selectIdentities(sql: Sql, ids: readonly string[]): Promise<IdentityRow[]> {
-  if (ids.length === 0) return [];
-  const rows = await sql.query<IdentityRow>(
-    `SELECT i.internal_identity_id, i.encrypted_claims, i.acr, i.amr, i.created_at, i.last_authenticated_at,
+/** The columns of an IdentityRow, over `identities i` (binding flags count live bindings only). */
+export const IDENTITY_COLUMNS = `i.internal_identity_id, i.encrypted_claims, i.acr, i.amr, i.created_at, i.last_authenticated_at,
             EXISTS (SELECT 1 FROM wallet_bindings w
                      WHERE w.tenant_id = i.tenant_id AND w.identity_id = i.internal_identity_id
                        AND w.soft_deleted_at IS NULL) AS wallet_bound,
             EXISTS (SELECT 1 FROM federation_bindings f
                      WHERE f.tenant_id = i.tenant_id AND f.identity_id = i.internal_identity_id
-                       AND f.soft_deleted_at IS NULL) AS federation_bound
+                       AND f.soft_deleted_at IS NULL) AS federation_bound`;
+
+export async function selectIdentities(sql: Sql, ids: readonly string[]): Promise<IdentityRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql.query<IdentityRow>(
+    `SELECT ${IDENTITY_COLUMNS}
        FROM identities i
       WHERE i.internal_identity_id = ANY($1::uuid[])
       ORDER BY i.created_at, i.internal_identity_id`,

@@ -5,7 +5,6 @@ import { parseIdentifierType } from '../domain/identifier-type.js';
 import type { Projection } from '../domain/projection.js';
 import { summaryView, type IdentitySummaryView } from '../domain/views.js';
 import type { ReconciliationServices } from '../services.js';
-import { auxiliaryStore } from '../storage/auxiliary-store.js';
 
 export const LOOKUP_IDENTITY = 'reconciliation-api.identities.lookup';
 
@@ -32,25 +31,15 @@ export const lookupIdentity = (s: ReconciliationServices) =>
       let found: IdentitySummaryView | null;
       try {
         const type = parseIdentifierType(input.identifierType, s.serviceClaim);
-        const now = s.clock.now();
-        const result = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
-          const identities = await s.identities.findByIdentifierHash(
-            { tenantId: ctx.tenantId, sql },
-            type,
-            input.identifierHash,
-          );
-          if (identities.length !== 1) return { matches: identities.length, view: null };
-          const identity = identities[0]!;
-          const categories = await auxiliaryStore.liveCategories(
-            sql,
-            identity.internalIdentityId,
-            input.projection.categories,
-            now,
-          );
-          return { matches: 1, view: summaryView(identity, categories, input.projection) };
+        // Batched with the tenant's concurrent lookups (storage/identity-lookups.ts); never cached.
+        const match = await s.lookups.find(ctx.tenantId, {
+          type,
+          hash: input.identifierHash,
+          categories: input.projection.categories,
         });
-        found = result.view;
-        outcome = result.matches === 0 ? 'not_found' : result.matches === 1 ? 'found' : 'ambiguous';
+        const matches = match.identities.length;
+        found = matches === 1 ? summaryView(match.identities[0]!, match.categories, input.projection) : null;
+        outcome = matches === 0 ? 'not_found' : matches === 1 ? 'found' : 'ambiguous';
       } catch (error) {
         await auditLookup(s, ctx, input, isAppError(error) ? (error.wireCode ?? error.code) : 'server_error', null);
         throw error;

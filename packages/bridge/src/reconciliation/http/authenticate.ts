@@ -2,6 +2,7 @@ import { AppError, isAppError, resolveTenant, type FastifyRequest, type Principa
 import { DEFAULT_DPOP_ALGS, DpopError, dpopChallenge, verifyDpopProof } from '@tessera/pkce-dpop';
 import type { JWTPayload } from 'jose';
 import { insufficientScope, invalidToken } from '../domain/errors.js';
+import type { ReconciliationClientConfig } from '../config.js';
 import { projectionOf, type Projection } from '../domain/projection.js';
 import type { ReconciliationServices } from '../services.js';
 
@@ -36,6 +37,16 @@ export function callerOf(request: FastifyRequest): Caller {
 export const rateLimitKey = (request: FastifyRequest): string | undefined => callers.get(request)?.projection.clientId;
 
 const ALGS = { algs: DEFAULT_DPOP_ALGS };
+
+/** Each configured client's projection, built once (its sets serve every request of the client). */
+const projections = new WeakMap<ReconciliationClientConfig, Projection>();
+
+function projectionFor(clientId: string, client: ReconciliationClientConfig): Projection {
+  let projection = projections.get(client);
+  if (!projection || projection.clientId !== clientId)
+    projections.set(client, (projection = projectionOf(clientId, client)));
+  return projection;
+}
 const TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
 
 export function authenticateReconciliation(s: ReconciliationServices, route: { commandId: string; scope: string }) {
@@ -110,7 +121,7 @@ export function authenticateReconciliation(s: ReconciliationServices, route: { c
         `${challengeFor(scheme, 'insufficient_scope', message)}, scope="${route.scope}"`,
       );
     }
-    callers.set(request, { projection: projectionOf(clientId!, client), scheme });
+    callers.set(request, { projection: projectionFor(clientId!, client), scheme });
   };
 }
 

@@ -46,6 +46,32 @@ export const auxiliaryStore = {
     return result.rows.map((r) => r.category);
   },
 
+  /**
+   * The same for several identities in one statement (a batch of lookups): identity id → its categories among
+   * `visible` holding live data, sorted. Identities without any are absent from the map.
+   */
+  async liveCategoriesOf(
+    sql: Sql,
+    identityIds: readonly string[],
+    visible: ReadonlySet<string>,
+    now: Date,
+  ): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    if (identityIds.length === 0 || visible.size === 0) return found;
+    const result = await sql.query<{ identity_id: string; category: string }>(
+      `SELECT identity_id, category FROM reconciliation_auxiliary_data
+        WHERE identity_id = ANY($1::uuid[]) AND category = ANY($2::text[]) AND (expires_at IS NULL OR expires_at > $3)
+        ORDER BY identity_id, category`,
+      [identityIds, [...visible], now],
+    );
+    for (const { identity_id: id, category } of result.rows) {
+      const list = found.get(id);
+      if (list) list.push(category);
+      else found.set(id, [category]);
+    }
+    return found;
+  },
+
   async getLive(sql: Sql, identityId: string, category: string, now: Date): Promise<AuxiliaryRow | null> {
     const result = await sql.query<Row>(
       `SELECT category, data_sealed, stored_by, stored_at, expires_at FROM reconciliation_auxiliary_data
