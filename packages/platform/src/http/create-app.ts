@@ -159,6 +159,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
       series = {
         requests: metrics.httpRequests.labels({ role: options.role, method, route, status: String(status) }),
         duration: metrics.httpDuration.labels({ role: options.role, method, route }),
+        methodAndRouteJson: `"method":${JSON.stringify(method)},"route":${JSON.stringify(route)}`,
       };
       seriesCache.set(key, series);
     }
@@ -182,8 +183,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
         tenantId: state.tenantId,
         principalId: state.principal?.id,
         claimedTenantId: state.claimedTenantId,
-        method: request.method,
-        route,
+        methodAndRouteJson: series.methodAndRouteJson,
         status: reply.statusCode,
         durationMs,
       });
@@ -222,6 +222,7 @@ function contextFields(state: RequestState): Record<string, unknown> {
 interface HttpSeries {
   requests: ReturnType<Platform['metrics']['httpRequests']['labels']>;
   duration: ReturnType<Platform['metrics']['httpDuration']['labels']>;
+  methodAndRouteJson: string;
 }
 
 // Module-level rather than closures made per request: each closure also costs a name assignment under tsx.

@@ -2,16 +2,20 @@ import pino, { type Logger } from 'pino';
 
 /** The fields of the one line written per request (001 §4.5: the context fields, and what was answered). */
 export interface AccessLogEntry {
+  /** Characters of CORRELATION_ID_SAFE only (the middleware validates it or makes it). */
   correlationId: string;
   traceId: string;
   spanId: string;
+  /** A tenant id (a slug, validated on resolution), or null. */
   tenantId: string | null;
   principalId: string | undefined;
   /** X-Tenant-Id as the client sent it: logged, never used (001 §5). */
   claimedTenantId: string | undefined;
-  method: string;
-  /** The route template, never the raw URL: query strings carry codes, tokens and state. */
-  route: string;
+  /**
+   * `"method":…,"route":…` as JSON, made once per route by the caller. The route template, never the raw URL:
+   * query strings carry codes, tokens and state.
+   */
+  methodAndRouteJson: string;
   status: number;
   durationMs: number;
 }
@@ -40,11 +44,13 @@ export function createAccessLog(logger: Logger): (entry: AccessLogEntry) => void
   }
   return (e) => {
     if (logger.levelVal > INFO) return;
-    let line = `{"level":"info","time":${Date.now()}${bindings},"correlation_id":${JSON.stringify(e.correlationId)},"trace_id":"${e.traceId}","span_id":"${e.spanId}"`;
-    if (e.tenantId !== null) line += `,"tenant_id":${JSON.stringify(e.tenantId)}`;
+    // Correlation, trace and span ids and tenant ids are of characters that JSON never escapes (checked where they
+    // are made or accepted); the principal and the claimed tenant come from clients and are escaped.
+    let line = `{"level":"info","time":${Date.now()}${bindings},"correlation_id":"${e.correlationId}","trace_id":"${e.traceId}","span_id":"${e.spanId}"`;
+    if (e.tenantId !== null) line += `,"tenant_id":"${e.tenantId}"`;
     if (e.principalId !== undefined) line += `,"principal_id":${JSON.stringify(e.principalId)}`;
     if (e.claimedTenantId !== undefined) line += `,"claimed_tenant_id":${JSON.stringify(e.claimedTenantId)}`;
-    line += `,"method":${JSON.stringify(e.method)},"route":${JSON.stringify(e.route)},"status":${e.status},"duration_ms":${e.durationMs},"msg":"request completed"}\n`;
+    line += `,${e.methodAndRouteJson},"status":${e.status},"duration_ms":${e.durationMs},"msg":"request completed"}\n`;
     stream.write(line);
   };
 }
@@ -57,8 +63,7 @@ function fieldsOf(e: AccessLogEntry): Record<string, unknown> {
     tenant_id: e.tenantId ?? undefined,
     principal_id: e.principalId,
     claimed_tenant_id: e.claimedTenantId,
-    method: e.method,
-    route: e.route,
+    ...(JSON.parse(`{${e.methodAndRouteJson}}`) as { method: string; route: string }),
     status: e.status,
     duration_ms: e.durationMs,
   };

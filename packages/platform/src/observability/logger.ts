@@ -101,20 +101,18 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 export function createLogDestination(dest: number | string): DestinationStream & { flushSync(): void } {
   const stream = pino.destination({ dest, sync: true });
   const CHUNK_CHARS = 16 * 1024;
-  let pending: string[] = [];
-  let pendingChars = 0;
+  // One growing string: appending is a rope operation in V8, flattened once per chunk by the write.
+  let pending = '';
   const handOver = () => {
-    if (pendingChars === 0) return;
-    const chunk = pending.length === 1 ? pending[0]! : pending.join('');
-    pending = [];
-    pendingChars = 0;
+    if (pending.length === 0) return;
+    const chunk = pending;
+    pending = '';
     stream.write(chunk);
   };
   const destination = {
     write(line: string): void {
-      pending.push(line);
-      pendingChars += line.length;
-      if (pendingChars >= CHUNK_CHARS) handOver();
+      pending += line;
+      if (pending.length >= CHUNK_CHARS) handOver();
     },
     flushSync(): void {
       handOver();
