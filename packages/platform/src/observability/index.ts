@@ -3,3 +3,4 @@ export * from './metrics.js';
 export * from './trace-context.js';
 export * from './clock.js';
 export * from './access-log.js';
+export * from './http-metrics.js';

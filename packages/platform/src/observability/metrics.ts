@@ -1,4 +1,5 @@
 import client from 'prom-client';
+import { HttpMetrics } from './http-metrics.js';
 
 /**
  * Prometheus metrics (001 §4.5): runtime (default metrics), HTTP server rate and latency by route template,
@@ -7,8 +8,8 @@ import client from 'prom-client';
  */
 export class Metrics {
   readonly registry = new client.Registry();
-  readonly httpRequests: client.Counter<'role' | 'method' | 'route' | 'status'>;
-  readonly httpDuration: client.Histogram<'role' | 'method' | 'route'>;
+  /** http_requests_total and http_request_duration_seconds, per route series. */
+  readonly http: HttpMetrics;
   readonly httpErrors: client.Counter<'role' | 'route' | 'code'>;
   readonly commandExecutions: client.Counter<'command_id' | 'result'>;
   readonly commandDuration: client.Histogram<'command_id'>;
@@ -19,19 +20,7 @@ export class Metrics {
   constructor(options: { collectDefault?: boolean } = {}) {
     if (options.collectDefault !== false) client.collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    this.httpRequests = new client.Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests by role, method, route template and status.',
-      labelNames: ['role', 'method', 'route', 'status'],
-      registers,
-    });
-    this.httpDuration = new client.Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'HTTP request latency by role, method and route template.',
-      labelNames: ['role', 'method', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
+    this.http = new HttpMetrics(this.registry);
     this.httpErrors = new client.Counter({
       name: 'http_errors_total',
       help: 'HTTP error responses by role, route template and error code.',
