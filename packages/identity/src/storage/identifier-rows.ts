@@ -78,6 +78,7 @@ export async function identitiesByMacs(
        JOIN identities i ON i.tenant_id = m.tenant_id AND i.internal_identity_id = m.identity_id
       ORDER BY q.ord, i.created_at, i.internal_identity_id`,
     [probes.map((p) => p.type), probes.map((p) => p.mac)],
+    { prepareAs: 'identity.identities-by-macs' },
   );
   return rows.rows;
 }

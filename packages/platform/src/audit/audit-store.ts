@@ -330,7 +330,7 @@ export class AuditStore implements AuditLog {
         last.hash,
         head.seq,
         head.hash,
-      ]),
+      ], { prepareAs: 'audit.append-after-known-head' }),
     );
     const row = result.rows[0];
     if (!row || row.moved !== 1) return null;

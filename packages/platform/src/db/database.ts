@@ -12,8 +12,17 @@ export interface QueryResult<R> {
   rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Prepares the statement once per connection under this name and executes it by name afterwards (PostgreSQL's
+   * extended protocol), so the server parses and plans it once rather than on every call: for the few statements
+   * that run for nearly every request. One name, one text. Ignored by the embedded database (no round trips).
+   */
+  prepareAs?: string;
+}
+
 export interface Sql {
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import {
   type Database,
+  type QueryOptions,
   type QueryResult,
   type Sql,
   advisoryKey,
@@ -27,9 +28,12 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 class ClientSql implements Sql {
   constructor(private readonly client: pg.PoolClient) {}
-  async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+  async query<R>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>> {
     try {
-      const res = await this.client.query(text, params as unknown[] | undefined);
+      const values = params as unknown[] | undefined;
+      const res = await (options?.prepareAs
+        ? this.client.query({ name: options.prepareAs, text, values })
+        : this.client.query(text, values));
       return { rows: res.rows as R[], rowCount: res.rowCount ?? 0 };
     } catch (error) {
       throw mapDatabaseError(error);

@@ -207,6 +207,7 @@ export const grantStore = {
        SELECT found.*, EXISTS (SELECT 1 FROM consumed) AS consumed, EXISTS (SELECT 1 FROM refresh) AS refresh_stored FROM found`,
       [input.codeHash, input.clientId, input.redirectUri, input.codeChallenge, input.now, input.dpopJkt, input.grantExpiresAt,
         input.grantExpiresAtWithRefresh, input.refresh?.tokenHash ?? null, input.refresh?.expiresAt ?? null, input.refresh?.requiredScope ?? null],
+      { prepareAs: 'token.redeem-code' },
     );
     const row = r.rows[0];
     if (!row) return { found: null, consumed: false, refreshStored: false };
@@ -266,6 +267,7 @@ export const grantStore = {
        SELECT found.*, EXISTS (SELECT 1 FROM successor) AS rotated FROM found`,
       [input.tokenHash, input.clientId, input.now, input.rotatedAfter, input.dpopJkt, input.publicClient, input.scope,
         input.next.tokenHash, input.next.expiresAt],
+      { prepareAs: 'token.redeem-refresh-token' },
     );
     const row = r.rows[0];
     if (!row) return { found: null, rotated: false };

@@ -63,6 +63,7 @@ export const auxiliaryStore = {
         WHERE identity_id = ANY($1::uuid[]) AND category = ANY($2::text[]) AND (expires_at IS NULL OR expires_at > $3)
         ORDER BY identity_id, category`,
       [identityIds, [...visible], now],
+      { prepareAs: 'reconciliation.live-categories-of' },
     );
     for (const { identity_id: id, category } of result.rows) {
       const list = found.get(id);
