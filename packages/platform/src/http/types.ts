@@ -42,5 +42,15 @@ declare module 'fastify' {
 export function commandContext(request: import('fastify').FastifyRequest): CommandContext {
   const s = request.state;
   if (s.tenantId === null) throw new Error('commandContext() on a route without tenant resolution');
-  return { tenantId: s.tenantId, principal: s.principal, correlationId: s.correlationId, trace: s.trace, log: s.log };
+  const tenantId = s.tenantId;
+  return {
+    tenantId,
+    principal: s.principal,
+    correlationId: s.correlationId,
+    trace: s.trace,
+    // The request's logger is made on first use (RequestState.log): most commands never log.
+    get log() {
+      return s.log;
+    },
+  };
 }

@@ -2,7 +2,8 @@ import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'n
 
 /**
  * AES-256-GCM (NIST SP 800-38D) as this module uses it: a random 96-bit IV per message (§8.2.2), a 128-bit tag,
- * additional authenticated data binding the ciphertext to its context.
+ * additional authenticated data binding the ciphertext to its context. A one-time data key is passed as raw bytes
+ * (a KeyObject per message would cost more than the cipher); long-lived keys as KeyObjects.
  */
 export const GCM_IV_BYTES = 12;
 export const GCM_TAG_BYTES = 16;
@@ -13,7 +14,7 @@ export interface GcmParts {
   tag: Buffer;
 }
 
-export function gcmEncrypt(key: KeyObject, plaintext: Uint8Array, aad: Uint8Array): GcmParts {
+export function gcmEncrypt(key: KeyObject | Uint8Array, plaintext: Uint8Array, aad: Uint8Array): GcmParts {
   const iv = randomBytes(GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
   cipher.setAAD(aad);
@@ -22,7 +23,7 @@ export function gcmEncrypt(key: KeyObject, plaintext: Uint8Array, aad: Uint8Arra
 }
 
 /** Throws when the tag does not verify: wrong key, tampered bytes, or other additional data. */
-export function gcmDecrypt(key: KeyObject, parts: GcmParts, aad: Uint8Array): Buffer {
+export function gcmDecrypt(key: KeyObject | Uint8Array, parts: GcmParts, aad: Uint8Array): Buffer {
   if (parts.iv.length !== GCM_IV_BYTES || parts.tag.length !== GCM_TAG_BYTES) throw new Error('malformed AES-GCM input');
   const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: GCM_TAG_BYTES });
   decipher.setAAD(aad);

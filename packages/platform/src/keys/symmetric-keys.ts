@@ -109,7 +109,7 @@ export class SymmetricKeys {
     requireAlgorithm(kek, 'A256GCM');
     const dataKey = randomBytes(DATA_KEY_BYTES);
     try {
-      const data = gcmEncrypt(createSecretKey(dataKey), plaintext, aad);
+      const data = gcmEncrypt(dataKey, plaintext, aad);
       const wrappedKey = gcmEncryptPacked(kek.secret, dataKey, dataKeyAad(kek.info.kid));
       return envelopeOf(kek, encodeEnvelope({ kid: kek.info.kid, wrappedKey, ...data }));
     } finally {
@@ -122,7 +122,7 @@ export class SymmetricKeys {
     const kek = await this.kidKey(envelope.kid, options.sql);
     const dataKey = unwrap(kek, envelope.wrappedKey);
     try {
-      const plaintext = gcmDecrypt(createSecretKey(dataKey), envelope, aad);
+      const plaintext = gcmDecrypt(dataKey, envelope, aad);
       return { alias: kek.info.alias, version: kek.info.version, kid: kek.info.kid, plaintext };
     } catch (error) {
       throw undecryptable(error);
