@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   GENESIS_HASH,
   canonicalEvent,
+  canonicalEventReference,
   canonicalJson,
   eventHash,
   storableString,
@@ -78,6 +79,30 @@ describe('eventHash', () => {
     expect(eventHash(GENESIS_HASH, { ...event, prevHash: 'x', hash: 'y' } as HashedEventFields)).toBe(
       eventHash(GENESIS_HASH, event),
     );
+  });
+});
+
+describe('canonicalEvent', () => {
+  it('writes exactly canonicalJson of the hashed fields, for any event', () => {
+    const pick = <T>(xs: T[], i: number): T => xs[i % xs.length]!;
+    const texts = ['', 'a', 'Zürich', 'line\nbreak', 'quote"and\\slash', '\u2028', '😀', 'x'.repeat(300)];
+    for (let i = 0; i < 500; i++) {
+      const event: HashedEventFields = {
+        tenantId: pick(['acme', 't-1', 'zz'], i),
+        seq: i * 7919,
+        eventId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        occurredAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+        type: pick(['command.executed', 'authorization.denied', 'gdpr_erasure'], i),
+        commandId: pick([null, 'token.exchange', pick(texts, i)], i),
+        principalId: pick([null, 'user-1', pick(texts, i + 1)], i + 2),
+        result: pick(['success', 'failure', 'denied'] as const, i),
+        correlationId: pick([null, 'c-1', pick(texts, i + 3)], i + 1),
+        traceId: pick([null, undefined, '4bf92f3577b34da6a3ce929d0e0e4736'], i) as string | null,
+        businessIds: i % 4 === 0 ? {} : ({ zeta: pick(texts, i), alpha: `id-${i}`, Mixed: 'M' } as Record<string, string>),
+        details: (i % 5 === 0 ? {} : { z: [3, 1, { b: 2, a: pick(texts, i + 4) }], a: i % 2 === 0, m: null, u: undefined, n: i / 3 }) as HashedEventFields['details'],
+      };
+      expect(canonicalEvent(event)).toBe(canonicalEventReference(event));
+    }
   });
 });
 

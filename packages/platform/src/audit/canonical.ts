@@ -74,8 +74,39 @@ function sanitize(value: JsonValue): JsonValue {
 /** Every field of an event except the chain links themselves. */
 export type HashedEventFields = Omit<AuditEvent, 'prevHash' | 'hash'>;
 
-/** The canonical text an event's hash covers: every field, tenant and sequence number included. */
+/**
+ * The canonical text an event's hash covers: every field, tenant and sequence number included. It is
+ * canonicalJson of the event's fields, written out with the top-level keys already in canonical (sorted) order,
+ * which saves sorting twelve keys for every event appended; `canonicalEventReference` is the plain form, and a
+ * test holds the two equal.
+ */
 export function canonicalEvent(event: HashedEventFields): string {
+  // Sorted by UTF-16 code units: businessIds, commandId, correlationId, details, eventId, occurredAt,
+  // principalId, result, seq, tenantId, traceId, type. A member that is undefined is left out, as canonicalJson does.
+  let out = '{';
+  out = member(out, 'businessIds', event.businessIds);
+  out = member(out, 'commandId', event.commandId);
+  out = member(out, 'correlationId', event.correlationId);
+  out = member(out, 'details', event.details);
+  out = member(out, 'eventId', event.eventId);
+  out = member(out, 'occurredAt', event.occurredAt);
+  out = member(out, 'principalId', event.principalId);
+  out = member(out, 'result', event.result);
+  out = member(out, 'seq', event.seq);
+  out = member(out, 'tenantId', event.tenantId);
+  out = member(out, 'traceId', event.traceId);
+  out = member(out, 'type', event.type);
+  return `${out}}`;
+}
+
+/** Appends `"key":value` (canonical) to an object's text so far, unless the value is undefined. */
+function member(out: string, key: string, value: unknown): string {
+  if (value === undefined) return out;
+  return `${out}${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(value)}`;
+}
+
+/** canonicalJson of the event's hashed fields, as the hash is defined (the reference for canonicalEvent). */
+export function canonicalEventReference(event: HashedEventFields): string {
   return canonicalJson({
     tenantId: event.tenantId,
     seq: event.seq,
