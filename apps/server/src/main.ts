@@ -1,6 +1,7 @@
 import { ConfigError, RoleNames } from '@tessera/platform';
 import { loadServerConfig } from './config.js';
 import { parseArgs } from './cli/args.js';
+import type { startTelemetry as StartTelemetry } from './telemetry.js';
 
 /**
  * The composition root's command line: `start` (default) runs the configured roles, `migrate` applies the
@@ -41,7 +42,7 @@ async function main(): Promise<number> {
   return -1;
 }
 
-async function startTelemetry(...args: Parameters<typeof import('./telemetry.js').startTelemetry>) {
+async function startTelemetry(...args: Parameters<typeof StartTelemetry>) {
   const { startTelemetry: start } = await import('./telemetry.js');
   return start(...args);
 }

@@ -134,19 +134,23 @@ interface CheckpointRow {
 const EVENT_COLUMNS =
   'tenant_id, seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id, trace_id, business_ids, details, prev_hash, hash';
 
-/**
- * One statement writes the batch and moves the head. The batch travels as one JSON parameter: the statement text
- * and its parameter count stay the same whatever the batch size.
- */
-const INSERT_BATCH = `
-WITH appended AS (
+/** The batch's events, from its one JSON parameter ($1). */
+const INSERT_EVENTS_FROM_JSON = `
   INSERT INTO audit_events (seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
                             trace_id, business_ids, details, prev_hash, hash)
   SELECT e.seq, e.event_id, e.occurred_at, e.event_type, e.command_id, e.principal_id, e.result, e.correlation_id,
          e.trace_id, COALESCE(e.business_ids, '{}'), COALESCE(e.details, '{}'), e.prev_hash, e.hash
     FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, event_id uuid, occurred_at timestamptz, event_type text,
          command_id text, principal_id text, result text, correlation_id text, trace_id text, business_ids jsonb,
-         details jsonb, prev_hash text, hash text)
+         details jsonb, prev_hash text, hash text)`;
+
+/**
+ * One statement writes the batch and moves the head. The batch travels as one JSON parameter: the statement text
+ * and its parameter count stay the same whatever the batch size.
+ */
+const INSERT_BATCH = `
+WITH appended AS (
+${INSERT_EVENTS_FROM_JSON}
   RETURNING 1
 )
 UPDATE audit_heads SET seq = $2, hash = $3`;
@@ -161,13 +165,7 @@ const APPEND_AFTER_KNOWN_HEAD = `
 WITH moved AS (
   UPDATE audit_heads SET seq = $2, hash = $3 WHERE seq = $4 AND hash = $5 RETURNING 1
 ), appended AS (
-  INSERT INTO audit_events (seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
-                            trace_id, business_ids, details, prev_hash, hash)
-  SELECT e.seq, e.event_id, e.occurred_at, e.event_type, e.command_id, e.principal_id, e.result, e.correlation_id,
-         e.trace_id, COALESCE(e.business_ids, '{}'), COALESCE(e.details, '{}'), e.prev_hash, e.hash
-    FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, event_id uuid, occurred_at timestamptz, event_type text,
-         command_id text, principal_id text, result text, correlation_id text, trace_id text, business_ids jsonb,
-         details jsonb, prev_hash text, hash text)
+${INSERT_EVENTS_FROM_JSON}
    WHERE EXISTS (SELECT 1 FROM moved)
   RETURNING 1
 )

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { ApiFamily } from '../errors/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
@@ -13,7 +14,7 @@ export interface PlatformRouteConfig {
   /** `none`: the route authenticates its callers itself (OAuth client authentication); default `bearer`. */
   auth?: 'bearer' | 'none';
   /** false: not rate limited; a function: the key of the client (default: the principal's client, else the IP). */
-  rateLimit?: false | ((request: import('fastify').FastifyRequest) => string | undefined);
+  rateLimit?: false | ((request: FastifyRequest) => string | undefined);
 }
 
 export interface RequestState {
@@ -35,11 +36,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     state: RequestState;
   }
+  // Declaration merging: Fastify's route config gains the platform's members (the interface is not empty in effect).
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface FastifyContextConfig extends PlatformRouteConfig {}
 }
 
 /** The command context of a request whose tenant has been resolved. */
-export function commandContext(request: import('fastify').FastifyRequest): CommandContext {
+export function commandContext(request: FastifyRequest): CommandContext {
   const s = request.state;
   if (s.tenantId === null) throw new Error('commandContext() on a route without tenant resolution');
   const tenantId = s.tenantId;
