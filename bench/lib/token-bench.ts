@@ -52,13 +52,20 @@ function refreshRequests(tokens: string[]): autocannon.Request[] {
       method: 'POST',
       path: '/token',
       headers,
-      setupRequest: (req) => ({ ...req, body: `grant_type=refresh_token&refresh_token=${tokens[next++ % tokens.length]}` }),
+      setupRequest: (req) => ({
+        ...req,
+        body: `grant_type=refresh_token&refresh_token=${tokens[next++ % tokens.length]}`,
+      }),
     },
   ];
 }
 
 /** Setup of a token scenario against `bench/servers/<server>.ts` in `mode` (exchange or refresh). */
-export async function tokenSetup(server: string, mode: 'exchange' | 'refresh', context: SetupContext): Promise<ScenarioSetup> {
+export async function tokenSetup(
+  server: string,
+  mode: 'exchange' | 'refresh',
+  context: SetupContext,
+): Promise<ScenarioSetup> {
   const dataDir = await mkdtemp(join(tmpdir(), `tessera-bench-${server}-`));
   try {
     const child = await spawnServer(server, {
@@ -70,7 +77,10 @@ export async function tokenSetup(server: string, mode: 'exchange' | 'refresh', c
     return {
       url: child.url,
       serverPid: child.pid,
-      requests: mode === 'exchange' ? exchangeRequests(credentials.codes ?? []) : refreshRequests(credentials.refreshTokens ?? []),
+      requests:
+        mode === 'exchange'
+          ? exchangeRequests(credentials.codes ?? [])
+          : refreshRequests(credentials.refreshTokens ?? []),
       async teardown() {
         await child.stop();
         await rm(dataDir, { recursive: true, force: true });

@@ -23,7 +23,9 @@ async function setupWith(store: () => Promise<{ store: DpopReplayStore; close():
   const context = await createDpopContext(issuer);
   const proofs: string[] = [];
   for (let i = 0; i < 2000; i++) {
-    proofs.push((await createDpopProof({ issuer, httpMethod: 'POST', httpUrl: URL_, publicJwk: context.publicJwk })).dpopProof);
+    proofs.push(
+      (await createDpopProof({ issuer, httpMethod: 'POST', httpUrl: URL_, publicJwk: context.publicJwk })).dpopProof,
+    );
   }
   const replay = await store();
   let next = 0;
@@ -37,7 +39,13 @@ async function setupWith(store: () => Promise<{ store: DpopReplayStore; close():
     fn: async () => {
       const proof = proofs[next % proofs.length]!;
       next++;
-      await verifyDpopProof({ dpopProof: proof, httpMethod: 'POST', httpUrl: URL_, replayStore: namespaced, iatWindowSeconds: 3600 });
+      await verifyDpopProof({
+        dpopProof: proof,
+        httpMethod: 'POST',
+        httpUrl: URL_,
+        replayStore: namespaced,
+        iatWindowSeconds: 3600,
+      });
       verified++;
     },
     async teardown() {
@@ -55,7 +63,11 @@ export const dpopVerifyMemory: Scenario = {
   goal: { minRatio: 0.5, text: 'proof verification at least 50% of the raw ES256 verification rate' },
   // Sized for the run: at ~12,000 proofs a second, 12 s of warm-up and measurement remember ~150,000 live jtis,
   // more than the default bound (100,000), at which the store fails closed by design.
-  setup: () => setupWith(async () => ({ store: new MemoryDpopReplayStore({ maxEntries: 2_000_000 }), close: async () => undefined })),
+  setup: () =>
+    setupWith(async () => ({
+      store: new MemoryDpopReplayStore({ maxEntries: 2_000_000 }),
+      close: async () => undefined,
+    })),
 };
 
 export const dpopVerifyRedis: Scenario = {
@@ -67,6 +79,9 @@ export const dpopVerifyRedis: Scenario = {
   setup: () =>
     setupWith(async () => {
       const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-      return { store: new RedisDpopReplayStore(redis, { keyPrefix: `tessera-bench:${Date.now()}:` }), close: async () => void redis.disconnect() };
+      return {
+        store: new RedisDpopReplayStore(redis, { keyPrefix: `tessera-bench:${Date.now()}:` }),
+        close: async () => void redis.disconnect(),
+      };
     }),
 };

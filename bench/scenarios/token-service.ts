@@ -9,11 +9,16 @@ import { tokenSetup } from '../lib/token-bench.js';
  */
 export const tokenCodeExchange: Scenario = {
   name: 'token-code-exchange',
-  description: 'authorization_code grant on PostgreSQL (argon2id client secret, verification cached), access + ID token, audited',
+  description:
+    'authorization_code grant on PostgreSQL (argon2id client secret, verification cached), access + ID token, audited',
   kind: 'http',
   baseline: 'rs256-sign',
   connections: 32,
-  goal: { minRatio: 0.3, basis: 'per-core', text: 'at least 60% of the signing bound per core (two RS256 signatures per exchange)' },
+  goal: {
+    minRatio: 0.3,
+    basis: 'per-core',
+    text: 'at least 60% of the signing bound per core (two RS256 signatures per exchange)',
+  },
   setup: (context) => tokenSetup('token-service', 'exchange', context),
 };
 
@@ -23,7 +28,11 @@ export const tokenRefresh: Scenario = {
   kind: 'http',
   baseline: 'rs256-sign',
   connections: 32,
-  goal: { minRatio: 0.6, basis: 'per-core', text: 'at least 60% of the signing bound per core (one RS256 signature per refresh)' },
+  goal: {
+    minRatio: 0.6,
+    basis: 'per-core',
+    text: 'at least 60% of the signing bound per core (one RS256 signature per refresh)',
+  },
   setup: (context) => tokenSetup('token-service', 'refresh', context),
 };
 

@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import Provider from 'oidc-provider';
 import { createHash } from 'node:crypto';
 import { announceListening, closeOnSignal } from '../lib/server-child.js';
-import { BENCH_CLIENT, BENCH_REDIRECT, BENCH_SECRET, BENCH_VERIFIER, type TokenBenchCredentials } from '../lib/token-bench.js';
+import {
+  BENCH_CLIENT,
+  BENCH_REDIRECT,
+  BENCH_SECRET,
+  BENCH_VERIFIER,
+  type TokenBenchCredentials,
+} from '../lib/token-bench.js';
 
 /**
  * The certified reference, run beside our token service in the same benchmark: oidc-provider 9 in memory (its
@@ -72,7 +78,10 @@ const provider = new Provider('http://127.0.0.1', {
   ttl: { AuthorizationCode: 3600, RefreshToken: 86_400, Grant: 86_400, AccessToken: 3600, IdToken: 3600 },
   scopes: ['openid', 'profile', 'email', 'offline_access'],
   claims: { openid: ['sub'], email: ['email'], profile: ['given_name', 'family_name'] },
-  findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, email: 'alice@demo.example', given_name: 'Alice', family_name: 'Doe' }) }),
+  findAccount: async (_ctx, sub) => ({
+    accountId: sub,
+    claims: async () => ({ sub, email: 'alice@demo.example', given_name: 'Alice', family_name: 'Doe' }),
+  }),
   routes: { token: '/token' },
   issueRefreshToken: async () => true,
   // JWT access tokens, as ours (RFC 9068): an exchange then signs two JWTs at both servers.
@@ -82,7 +91,11 @@ const provider = new Provider('http://127.0.0.1', {
       enabled: true,
       defaultResource: () => 'urn:tessera:bench',
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({ scope: 'openid profile email offline_access', audience: BENCH_CLIENT, accessTokenFormat: 'jwt' }),
+      getResourceServerInfo: () => ({
+        scope: 'openid profile email offline_access',
+        audience: BENCH_CLIENT,
+        accessTokenFormat: 'jwt',
+      }),
     },
   },
 });

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createLogDestination, createPlatform, createRoleApp, loadConfig, PlatformConfigSchema, platformMigrations } from '@tessera/platform';
+import {
+  createLogDestination,
+  createPlatform,
+  createRoleApp,
+  loadConfig,
+  PlatformConfigSchema,
+  platformMigrations,
+} from '@tessera/platform';
 import { announceListening, closeOnSignal, logDestinationPath } from '../lib/server-child.js';
 
 /**

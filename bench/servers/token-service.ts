@@ -23,7 +23,13 @@ import {
   type TokenServiceConfig,
 } from '@tessera/token-service';
 import { announceListening, closeOnSignal, logDestinationPath } from '../lib/server-child.js';
-import { BENCH_CLIENT, BENCH_REDIRECT, BENCH_SECRET, BENCH_VERIFIER, type TokenBenchCredentials } from '../lib/token-bench.js';
+import {
+  BENCH_CLIENT,
+  BENCH_REDIRECT,
+  BENCH_SECRET,
+  BENCH_VERIFIER,
+  type TokenBenchCredentials,
+} from '../lib/token-bench.js';
 
 /**
  * The token service on PostgreSQL (a fresh database on the machine's server) with the whole platform: audit of

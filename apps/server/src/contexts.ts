@@ -1,6 +1,11 @@
 import type { Platform } from '@tessera/platform';
 import { PostgresIdentityStore, bindingRetentionJob, type IdentityStore } from '@tessera/identity';
-import { createTokenService, prepareTokenService, grantPurgeJob, type TokenServiceContext } from '@tessera/token-service';
+import {
+  createTokenService,
+  prepareTokenService,
+  grantPurgeJob,
+  type TokenServiceContext,
+} from '@tessera/token-service';
 import { createBridgeServices, bridgeJobs, reconciliationJobs, type BridgeServices } from '@tessera/bridge';
 import type { ServerConfig } from './config.js';
 
@@ -21,7 +26,9 @@ export class Contexts {
   identities(): IdentityStore {
     if (!this.identityStore) {
       const { db, tenants, clock, logger } = this.platform;
-      this.platform.jobs.register(bindingRetentionJob({ db, tenants, clock, logger, ...this.config.identity.retention }));
+      this.platform.jobs.register(
+        bindingRetentionJob({ db, tenants, clock, logger, ...this.config.identity.retention }),
+      );
     }
     this.identityStore ??= new PostgresIdentityStore({
       keys: this.platform.keys,
@@ -33,8 +40,12 @@ export class Contexts {
 
   bridge(): BridgeServices {
     if (!this.bridgeServices) {
-      this.bridgeServices = createBridgeServices(this.platform, { config: this.config.bridge, identities: this.identities() });
-      for (const job of [...bridgeJobs(this.bridgeServices), ...reconciliationJobs(this.bridgeServices)]) this.platform.jobs.register(job);
+      this.bridgeServices = createBridgeServices(this.platform, {
+        config: this.config.bridge,
+        identities: this.identities(),
+      });
+      for (const job of [...bridgeJobs(this.bridgeServices), ...reconciliationJobs(this.bridgeServices)])
+        this.platform.jobs.register(job);
     }
     return this.bridgeServices;
   }

@@ -50,7 +50,9 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
       'grant-types': ['authorization_code', 'refresh_token'],
       scopes: ['openid', 'profile', 'email', config.deployment.serviceClaim, 'offline_access'],
     } as (typeof clients)[string];
-    plan.announcements.push(`demo client "${DEMO_RP.clientId}" (secret "${DEMO_RP.secret}", redirect ${DEMO_RP.redirectUri})`);
+    plan.announcements.push(
+      `demo client "${DEMO_RP.clientId}" (secret "${DEMO_RP.secret}", redirect ${DEMO_RP.redirectUri})`,
+    );
   }
   if (!clients[DEV_PORTAL_CLIENT.clientId]) {
     clients[DEV_PORTAL_CLIENT.clientId] = {
@@ -76,7 +78,9 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     login.type = DEMO_VCT;
     await issuer.close();
     config.bridge.statusListCache.allowPrivateNetworkOrigins.push('http://127.0.0.1:8500');
-    plan.announcements.push(`wallet login trusts the test wallet's issuer ${issuer.issuerId.slice(0, 24)}… (npm run wallet)`);
+    plan.announcements.push(
+      `wallet login trusts the test wallet's issuer ${issuer.issuerId.slice(0, 24)}… (npm run wallet)`,
+    );
   }
   const upstream = config.tokenService.upstream;
   if (!upstream.issuer) {
@@ -85,7 +89,9 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     upstream.clientSecret = DEV_FEDERATION_CLIENT.secret;
     upstream.scopes = ['openid', 'profile', 'email', config.deployment.serviceClaim];
     plan.startIdentityProvider = true;
-    plan.announcements.push(`embedded institutional OpenID provider at ${upstream.issuer} (demo users alice, bob, carol; password <name>-password)`);
+    plan.announcements.push(
+      `embedded institutional OpenID provider at ${upstream.issuer} (demo users alice, bob, carol; password <name>-password)`,
+    );
   }
   const idv = config.bridge.idv;
   if (!idv.provider.issuer && plan.startIdentityProvider) {
@@ -116,7 +122,8 @@ export async function startDevelopmentIdentityProvider(config: ServerConfig, por
   });
   if (port === 0) {
     config.tokenService.upstream.issuer = idp.issuer;
-    if (config.bridge.idv.provider.clientId === DEV_FEDERATION_CLIENT.clientId) config.bridge.idv.provider.issuer = idp.issuer;
+    if (config.bridge.idv.provider.clientId === DEV_FEDERATION_CLIENT.clientId)
+      config.bridge.idv.provider.issuer = idp.issuer;
   }
   return idp;
 }

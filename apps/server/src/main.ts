@@ -53,7 +53,9 @@ main().then(
   },
   (error: unknown) => {
     if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\nRoles: ${RoleNames.join(', ')}. See docs/configuration.md.\n`);
+      process.stderr.write(
+        `Configuration error: ${error.message}\nRoles: ${RoleNames.join(', ')}. See docs/configuration.md.\n`,
+      );
     } else {
       process.stderr.write(`Start failed: ${(error as Error).message}\n`);
     }

@@ -1,11 +1,24 @@
 import type { DestinationStream } from 'pino';
-import { assertProductionSafe, ConfigError, createPlatform, createRoleApp, type Platform, type RoleApp, type RoleName } from '@tessera/platform';
+import {
+  assertProductionSafe,
+  ConfigError,
+  createPlatform,
+  createRoleApp,
+  type Platform,
+  type RoleApp,
+  type RoleName,
+} from '@tessera/platform';
 import type { ServerConfig } from './config.js';
 import { allMigrations } from './migrations.js';
 import { ROLES } from './roles/index.js';
 import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
-import { applyDevelopmentProfile, DEMO_RP, startDevelopmentIdentityProvider, trustOwnTokenService } from './development.js';
+import {
+  applyDevelopmentProfile,
+  DEMO_RP,
+  startDevelopmentIdentityProvider,
+  trustOwnTokenService,
+} from './development.js';
 
 export interface RunningServer {
   platform: Platform;
@@ -47,7 +60,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const closers: Array<() => Promise<void>> = [];
   try {
     if (development.startIdentityProvider) {
-      const idp = await startDevelopmentIdentityProvider(config, options.ephemeralPorts ? 0 : config.server.ports.devIdp);
+      const idp = await startDevelopmentIdentityProvider(
+        config,
+        options.ephemeralPorts ? 0 : config.server.ports.devIdp,
+      );
       closers.push(() => idp.close());
       platform.logger.info({ role: 'dev-idp', url: idp.issuer }, 'listening');
     }

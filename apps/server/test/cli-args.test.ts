@@ -5,11 +5,22 @@ describe('command line', () => {
   it('reads the commands, roles, configuration file and tenants', () => {
     expect(parseArgs([])).toEqual({ command: 'start' });
     expect(parseArgs(['--roles', 'bridge,token'])).toEqual({ command: 'start', roles: ['bridge', 'token'] });
-    expect(parseArgs(['migrate', '--config=/etc/tessera.yaml'])).toEqual({ command: 'migrate', configFile: '/etc/tessera.yaml' });
+    expect(parseArgs(['migrate', '--config=/etc/tessera.yaml'])).toEqual({
+      command: 'migrate',
+      configFile: '/etc/tessera.yaml',
+    });
     expect(parseArgs(['audit-verify', '--tenant', 'demo'])).toEqual({ command: 'audit-verify', tenants: ['demo'] });
     // "start" after identity-keys is its action, not the server's start command.
-    expect(parseArgs(['identity-keys', 'start', '--tenant', 'demo'])).toEqual({ command: 'identity-keys', action: 'start', tenants: ['demo'] });
-    expect(parseArgs(['identity-keys', 'rollback', '--tenant=beta'])).toEqual({ command: 'identity-keys', action: 'rollback', tenants: ['beta'] });
+    expect(parseArgs(['identity-keys', 'start', '--tenant', 'demo'])).toEqual({
+      command: 'identity-keys',
+      action: 'start',
+      tenants: ['demo'],
+    });
+    expect(parseArgs(['identity-keys', 'rollback', '--tenant=beta'])).toEqual({
+      command: 'identity-keys',
+      action: 'rollback',
+      tenants: ['beta'],
+    });
   });
 
   it('refuses unknown arguments and flags without a value', () => {

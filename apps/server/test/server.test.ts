@@ -35,12 +35,20 @@ describe('server start on embedded defaults', () => {
       }
       expect(await (await fetch(`${server.apps.get('portal')!.url}/api/health`)).json()).toEqual({ status: 'ok' });
       // Development defaults are announced in the log.
-      const announced = logs.records().filter((r) => r.msg === 'DEVELOPMENT DEFAULT IN USE').map((r) => String(r.development_default));
+      const announced = logs
+        .records()
+        .filter((r) => r.msg === 'DEVELOPMENT DEFAULT IN USE')
+        .map((r) => String(r.development_default));
       expect(announced.some((d) => d.includes('embedded PGlite'))).toBe(true);
       expect(announced.some((d) => d.includes('master key'))).toBe(true);
       expect(announced.some((d) => d.includes('demo tenant'))).toBe(true);
       // Write something durable: an audit event and a signing key.
-      await server.platform.audit.append({ tenantId: 'demo', type: 'test.persisted', result: 'success', businessIds: { marker: 'restart-check' } });
+      await server.platform.audit.append({
+        tenantId: 'demo',
+        type: 'test.persisted',
+        result: 'success',
+        businessIds: { marker: 'restart-check' },
+      });
       await server.platform.keys.ensure('test:persisted', 'ES256');
       const kid = (await server.platform.keys.publicJwk('test:persisted')).kid;
       await server.close();
@@ -51,14 +59,19 @@ describe('server start on embedded defaults', () => {
       expect(events.map((e) => e.businessIds.marker)).toEqual(['restart-check']);
       // The generated master key was reused: the stored private key still decrypts and signs.
       expect((await server.platform.keys.publicJwk('test:persisted')).kid).toBe(kid);
-      await expect(server.platform.keys.sign('test:persisted', new Uint8Array([1, 2, 3]))).resolves.toHaveProperty('signature');
+      await expect(server.platform.keys.sign('test:persisted', new Uint8Array([1, 2, 3]))).resolves.toHaveProperty(
+        'signature',
+      );
     } finally {
       await server?.close();
     }
   });
 
   it('starts only the roles it is given', async () => {
-    const server = await startServer(loadServerConfig({ env: { DATA_DIR: tempDir(), ROLES: 'bridge' } }), { ephemeralPorts: true, logDestination: new LogCapture() });
+    const server = await startServer(loadServerConfig({ env: { DATA_DIR: tempDir(), ROLES: 'bridge' } }), {
+      ephemeralPorts: true,
+      logDestination: new LogCapture(),
+    });
     try {
       expect([...server.apps.keys()]).toEqual(['bridge']);
     } finally {
@@ -68,8 +81,12 @@ describe('server start on embedded defaults', () => {
 
   it('refuses development defaults under NODE_ENV=production', async () => {
     const config = loadServerConfig({ env: { NODE_ENV: 'production', DATA_DIR: tempDir() } });
-    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(ConfigError);
-    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(/database\.url/);
+    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(
+      ConfigError,
+    );
+    await expect(startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() })).rejects.toThrow(
+      /database\.url/,
+    );
   });
 
   it('stops the start with a message that names the bad key', () => {

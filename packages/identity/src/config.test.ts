@@ -14,10 +14,17 @@ describe('identity configuration', () => {
 
   it('reads RETENTION_INACTIVE_DAYS and RETENTION_SOFT_DELETE_DAYS, beside the platform variables', () => {
     const config = loadConfig(Schema, {
-      env: { RETENTION_INACTIVE_DAYS: '365', RETENTION_SOFT_DELETE_DAYS: '7', TESSERA_IDENTITY__MIGRATION__BATCH_SIZE: '50' },
+      env: {
+        RETENTION_INACTIVE_DAYS: '365',
+        RETENTION_SOFT_DELETE_DAYS: '7',
+        TESSERA_IDENTITY__MIGRATION__BATCH_SIZE: '50',
+      },
       bindings: [...PLATFORM_ENV, ...IDENTITY_ENV],
     });
-    expect(config.identity).toEqual({ retention: { inactiveDays: 365, softDeleteDays: 7 }, migration: { batchSize: 50 } });
+    expect(config.identity).toEqual({
+      retention: { inactiveDays: 365, softDeleteDays: 7 },
+      migration: { batchSize: 50 },
+    });
   });
 
   it('names the key of an invalid value', () => {

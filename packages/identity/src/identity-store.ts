@@ -54,7 +54,10 @@ export interface IdentityStore {
   ): Promise<PromiseSettledResult<IdentityRecord[]>[]>;
   findByFederationSubject(unit: TenantUnit, issuer: string, subject: string): Promise<IdentityRecord | null>;
   get(unit: TenantUnit, internalIdentityId: string): Promise<IdentityRecord | null>;
-  createIdentity(unit: TenantUnit, input: { claims: Record<string, unknown>; assurance: Assurance }): Promise<IdentityRecord>;
+  createIdentity(
+    unit: TenantUnit,
+    input: { claims: Record<string, unknown>; assurance: Assurance },
+  ): Promise<IdentityRecord>;
   /** Replaces the claims (and re-indexes identifiers). */
   updateClaims(unit: TenantUnit, internalIdentityId: string, claims: Record<string, unknown>): Promise<void>;
   /** Binds a wallet holder key; AppError('conflict') when the key is bound to another identity. Idempotent. */

@@ -28,7 +28,11 @@ export {
   type RunOptions,
 } from './key-migration/key-migration-runner.js';
 export { KEY_MIGRATION_EVENTS } from './key-migration/migration-audit.js';
-export { startKeyMigration, START_KEY_MIGRATION, type KeyMigrationCommandInput } from './commands/start-key-migration.js';
+export {
+  startKeyMigration,
+  START_KEY_MIGRATION,
+  type KeyMigrationCommandInput,
+} from './commands/start-key-migration.js';
 export { resumeKeyMigration, RESUME_KEY_MIGRATION } from './commands/resume-key-migration.js';
 export { rollbackKeyMigration, ROLLBACK_KEY_MIGRATION } from './commands/rollback-key-migration.js';
 export {

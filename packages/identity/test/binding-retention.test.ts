@@ -27,7 +27,11 @@ describe.each(DATABASE_KINDS)('binding retention job (%s)', (kind) => {
   });
 
   const job = () =>
-    bindingRetentionJob({ db: h.t.db, tenants: { list: () => [{ id: 'tenant-a' }, { id: 'tenant-b' }] }, clock: h.clock });
+    bindingRetentionJob({
+      db: h.t.db,
+      tenants: { list: () => [{ id: 'tenant-a' }, { id: 'tenant-b' }] },
+      clock: h.clock,
+    });
   const run = () => job().run(new AbortController().signal);
   const at = (days: number, seconds = 0) => h.clock.set(new Date(START.getTime() + (days * DAY + seconds) * 1000));
 
@@ -133,15 +137,23 @@ describe.each(DATABASE_KINDS)('binding retention job (%s)', (kind) => {
 
     // The holder key of a deleted binding can be bound again.
     await h.unit('tenant-a', (u) => h.store.bindWallet(u, younger, 'did:jwk:stale'));
-    expect((await h.unit('tenant-a', (u) => h.store.findByHolderKey(u, 'did:jwk:stale')))?.internalIdentityId).toBe(younger);
+    expect((await h.unit('tenant-a', (u) => h.store.findByHolderKey(u, 'did:jwk:stale')))?.internalIdentityId).toBe(
+      younger,
+    );
   });
 
   it('takes its thresholds from the configuration and refuses impossible ones', () => {
-    expect(() => bindingRetentionJob({ db: h.t.db, tenants: { list: () => [] }, clock: h.clock, inactiveDays: 0 })).toThrow(
-      /retention days/,
-    );
+    expect(() =>
+      bindingRetentionJob({ db: h.t.db, tenants: { list: () => [] }, clock: h.clock, inactiveDays: 0 }),
+    ).toThrow(/retention days/);
     expect(
-      bindingRetentionJob({ db: h.t.db, tenants: { list: () => [] }, clock: h.clock, inactiveDays: 1, softDeleteDays: 0 }).name,
+      bindingRetentionJob({
+        db: h.t.db,
+        tenants: { list: () => [] },
+        clock: h.clock,
+        inactiveDays: 1,
+        softDeleteDays: 0,
+      }).name,
     ).toBe(BINDING_RETENTION_JOB);
   });
 });

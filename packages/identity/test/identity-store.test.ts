@@ -34,8 +34,12 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
     const id = created.internalIdentityId;
     await h.unit('tenant-a', async (u) => {
       expect(await h.store.get(u, id)).toEqual(created);
-      expect((await h.store.findByIdentifier(u, 'SERVICE_ID', 'S-1001')).map((r) => r.internalIdentityId)).toEqual([id]);
-      expect((await h.store.findByIdentifier(u, 'EPPN', 'ada@uni.example')).map((r) => r.internalIdentityId)).toEqual([id]);
+      expect((await h.store.findByIdentifier(u, 'SERVICE_ID', 'S-1001')).map((r) => r.internalIdentityId)).toEqual([
+        id,
+      ]);
+      expect((await h.store.findByIdentifier(u, 'EPPN', 'ada@uni.example')).map((r) => r.internalIdentityId)).toEqual([
+        id,
+      ]);
       expect(await h.store.findByIdentifier(u, 'SERVICE_ID', 'ada@uni.example')).toEqual([]);
       expect(await h.store.findByIdentifier(u, 'SERVICE_ID', 's-1001')).toEqual([]);
       await h.store.bindWallet(u, id, 'did:jwk:holder-ada');
@@ -59,9 +63,9 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       const byFederation = await h.store.findByFederationSubject(u, ISSUER, 'ada-sub');
       expect(byFederation?.bindings.lastAuthenticatedAt).toBe(new Date(START.getTime() + 120_000).toISOString());
       expect(await h.store.findByFederationSubject(u, 'https://other.example', 'ada-sub')).toBeNull();
-      expect((await h.store.findByIdentifier(u, 'KEY', 'did:jwk:holder-ada')).map((r) => r.internalIdentityId)).toEqual([
-        id,
-      ]);
+      expect((await h.store.findByIdentifier(u, 'KEY', 'did:jwk:holder-ada')).map((r) => r.internalIdentityId)).toEqual(
+        [id],
+      );
       expect(await h.store.findByHolderKey(u, 'did:jwk:someone-else')).toBeNull();
     });
 
@@ -114,11 +118,15 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       // The same hash under another type, or a hash of another value, matches nothing.
       expect(await h.store.findByIdentifierHash(u, 'EPPN', clientHash(shared.key, 'S-hash'))).toEqual([]);
       expect(await h.store.findByIdentifierHash(u, 'SERVICE_ID', clientHash(shared.key, 'S-hash '))).toEqual([]);
-      await expect(h.store.findByIdentifierHash(u, 'SERVICE_ID', `${clientHash(shared.key, 'S-hash')}=`)).rejects.toMatchObject({
+      await expect(
+        h.store.findByIdentifierHash(u, 'SERVICE_ID', `${clientHash(shared.key, 'S-hash')}=`),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         field: 'identifierHash',
       });
-      await expect(h.store.findByIdentifierHash(u, 'EMAIL' as 'EPPN', clientHash(shared.key, 'x'))).rejects.toMatchObject({
+      await expect(
+        h.store.findByIdentifierHash(u, 'EMAIL' as 'EPPN', clientHash(shared.key, 'x')),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         field: 'identifierType',
       });
@@ -137,7 +145,10 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       h.store.findByIdentifierHashes(
         {
           ...u,
-          sql: { query: (text, params) => (statements.push(text), u.sql.query(text, params)), exec: (s) => u.sql.exec(s) },
+          sql: {
+            query: (text, params) => (statements.push(text), u.sql.query(text, params)),
+            exec: (s) => u.sql.exec(s),
+          },
         },
         [
           { type: 'SERVICE_ID', hash: clientHash(key, 'S-batch-2') },
@@ -162,7 +173,10 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       [two.internalIdentityId],
       [two.internalIdentityId],
     ]);
-    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_request', field: 'identifierHash' });
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({
+      code: 'invalid_request',
+      field: 'identifierHash',
+    });
     expect(settled[0]).toMatchObject({ status: 'fulfilled', value: [{ claims: { service_id: 'S-batch-2' } }] });
     expect(await h.unit('tenant-batch', (u) => h.store.findByIdentifierHashes(u, []))).toEqual([]);
   });
@@ -201,7 +215,9 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
     await h.unit('tenant-b', async (u) => {
       await h.store.bindWallet(u, b.internalIdentityId, 'did:jwk:tenant-holder');
       await h.store.bindFederation(u, b.internalIdentityId, ISSUER, 'tenant-sub');
-      expect((await h.store.findByHolderKey(u, 'did:jwk:tenant-holder'))?.internalIdentityId).toBe(b.internalIdentityId);
+      expect((await h.store.findByHolderKey(u, 'did:jwk:tenant-holder'))?.internalIdentityId).toBe(
+        b.internalIdentityId,
+      );
     });
     await h.unit('tenant-a', async (u) => {
       const again = await h.store.get(u, aId);
@@ -209,7 +225,9 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       expect(again?.bindings).toMatchObject({ walletBound: true, federationBound: true });
       expect((await h.store.findByHolderKey(u, 'did:jwk:tenant-holder'))?.internalIdentityId).toBe(aId);
       expect((await h.store.findByFederationSubject(u, ISSUER, 'tenant-sub'))?.internalIdentityId).toBe(aId);
-      expect((await h.store.findByIdentifier(u, 'SERVICE_ID', 'S-tenant')).map((r) => r.internalIdentityId)).toEqual([aId]);
+      expect((await h.store.findByIdentifier(u, 'SERVICE_ID', 'S-tenant')).map((r) => r.internalIdentityId)).toEqual([
+        aId,
+      ]);
     });
   });
 
@@ -271,7 +289,10 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
     });
     const shared = await exportSharedHmacKey({ db: h.t.db, keys: h.keys, clock: h.clock }, 'tenant-a');
     await h.t.db.withTenant('tenant-a', async (sql) => {
-      await sql.query(`UPDATE wallet_bindings SET soft_deleted_at = $2 WHERE identity_id = $1`, [old.internalIdentityId, START]);
+      await sql.query(`UPDATE wallet_bindings SET soft_deleted_at = $2 WHERE identity_id = $1`, [
+        old.internalIdentityId,
+        START,
+      ]);
       await sql.query(`UPDATE federation_bindings SET soft_deleted_at = $2 WHERE identity_id = $1`, [
         old.internalIdentityId,
         START,
@@ -349,18 +370,22 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
 
   it('refuses malformed input with invalid_request and answers null for an id that is no UUID', async () => {
     await h.unit('tenant-a', async (u) => {
-      await expect(h.store.createIdentity(u, { claims: [] as unknown as Record<string, unknown>, assurance })).rejects.toMatchObject({
+      await expect(
+        h.store.createIdentity(u, { claims: [] as unknown as Record<string, unknown>, assurance }),
+      ).rejects.toMatchObject({
         code: 'invalid_request',
         field: 'claims',
       });
-      await expect(
-        h.store.createIdentity(u, { claims: {}, assurance: { acr: '', amr: [] } }),
-      ).rejects.toMatchObject({ field: 'assurance.acr' });
+      await expect(h.store.createIdentity(u, { claims: {}, assurance: { acr: '', amr: [] } })).rejects.toMatchObject({
+        field: 'assurance.acr',
+      });
       await expect(
         h.store.createIdentity(u, { claims: {}, assurance: { acr: 'x', amr: [1] as unknown as string[] } }),
       ).rejects.toMatchObject({ field: 'assurance.amr' });
       await expect(h.store.findByHolderKey(u, '')).rejects.toMatchObject({ code: 'invalid_request' });
-      await expect(h.store.findByIdentifier(u, 'PHONE' as 'KEY', 'x')).rejects.toMatchObject({ code: 'invalid_request' });
+      await expect(h.store.findByIdentifier(u, 'PHONE' as 'KEY', 'x')).rejects.toMatchObject({
+        code: 'invalid_request',
+      });
       expect(await h.store.get(u, "1' OR '1'='1")).toBeNull();
     });
   });
@@ -376,7 +401,12 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       ping: (timeoutMs) => h.t.db.ping(timeoutMs),
       close: () => h.t.db.close(),
     };
-    const keys = new SoftwareKeyManager({ db: counted, masterKey: h.masterKey, clock: h.clock, metrics: new Metrics({ collectDefault: false }) });
+    const keys = new SoftwareKeyManager({
+      db: counted,
+      masterKey: h.masterKey,
+      clock: h.clock,
+      metrics: new Metrics({ collectDefault: false }),
+    });
     const store = new PostgresIdentityStore({ keys, clock: h.clock, serviceClaim: 'service_id' });
     let keyReads = 0;
     const watched = (sql: Sql): Sql => ({

@@ -70,10 +70,16 @@ describe.each(DATABASE_KINDS)('key commands through the command bus (%s)', (kind
     const done = await bus.execute(startKeyMigration(runner), admin, {});
     expect(done).toMatchObject({ status: 'COMPLETED', recordsProcessed: 4, to: { dek: 3, hmac: 3 } });
 
-    const exported = await bus.execute(exportSharedHmacKeyCommand({ db: h.t.db, keys: h.keys, clock: h.clock }), admin, {});
+    const exported = await bus.execute(
+      exportSharedHmacKeyCommand({ db: h.t.db, keys: h.keys, clock: h.clock }),
+      admin,
+      {},
+    );
     expect(exported).toMatchObject({ version: 3, algorithm: 'HS256' });
     const value = String(seeded[1]!.claims[SERVICE_CLAIM]);
-    const found = await h.unit('tenant-a', (u) => h.store.findByIdentifierHash(u, 'SERVICE_ID', clientHash(exported.key, value)));
+    const found = await h.unit('tenant-a', (u) =>
+      h.store.findByIdentifierHash(u, 'SERVICE_ID', clientHash(exported.key, value)),
+    );
     expect(found.map((r) => r.internalIdentityId)).toEqual([seeded[1]!.id]);
 
     expect(audit.types('tenant-a')).toEqual([
@@ -90,7 +96,9 @@ describe.each(DATABASE_KINDS)('key commands through the command bus (%s)', (kind
     ]);
     const lifecycle = audit.events.filter((e) => e.type.startsWith('identity.key_migration.'));
     expect(lifecycle.every((e) => e.principalId === 'operator-7' && e.correlationId === 'corr-1')).toBe(true);
-    expect(audit.events.find((e) => e.commandId === START_KEY_MIGRATION && e.type === 'command.executed')).toMatchObject({
+    expect(
+      audit.events.find((e) => e.commandId === START_KEY_MIGRATION && e.type === 'command.executed'),
+    ).toMatchObject({
       businessIds: { migrationId: open.id },
       result: 'success',
     });

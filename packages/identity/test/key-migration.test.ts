@@ -70,7 +70,10 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     expect(await hashLookup(oldKey.key, waiting)).toEqual([sorted[15]!.id]);
     expect(await hashLookup(newKey.key, waiting)).toEqual([]);
     const during = await h.unit('tenant-a', async (u) => {
-      const created = await h.store.createIdentity(u, { claims: { [SERVICE_CLAIM]: 'SVC-during', email: 'during@mail.example' }, assurance });
+      const created = await h.store.createIdentity(u, {
+        claims: { [SERVICE_CLAIM]: 'SVC-during', email: 'during@mail.example' },
+        assurance,
+      });
       await h.store.bindWallet(u, created.internalIdentityId, 'did:jwk:during');
       await h.store.bindWallet(u, sorted[0]!.id, 'did:jwk:visited-late');
       await h.store.bindFederation(u, sorted[22]!.id, ISSUER, 'not-yet-visited-late');
@@ -78,7 +81,12 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     });
     sorted[0]!.wallets.push('did:jwk:visited-late');
     sorted[22]!.subjects.push('not-yet-visited-late');
-    const duringSeeded: Seeded = { id: during.internalIdentityId, claims: during.claims, wallets: ['did:jwk:during'], subjects: [] };
+    const duringSeeded: Seeded = {
+      id: during.internalIdentityId,
+      claims: during.claims,
+      wallets: ['did:jwk:during'],
+      subjects: [],
+    };
     await expect(newRunner(h, { audit }).start('tenant-a')).rejects.toMatchObject({ code: 'conflict' });
 
     // A new runner, with a key manager of its own (a restarted process), continues after the cursor.
@@ -97,7 +105,10 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     expect(done.finishedAt).not.toBeNull();
 
     // Every record is under the new keys, and reads back through a fresh store.
-    const [dekKeys, hmacKeys] = [await kidsOf(identityDekAlias('tenant-a')), await kidsOf(identityHmacAlias('tenant-a'))];
+    const [dekKeys, hmacKeys] = [
+      await kidsOf(identityDekAlias('tenant-a')),
+      await kidsOf(identityHmacAlias('tenant-a')),
+    ];
     expect(dekKeys.map(([v, state]) => [v, state])).toEqual([
       [1, 'retired'],
       [2, 'active'],
@@ -122,9 +133,11 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     expect(await hashLookup(oldKey.key, migrated)).toEqual([]);
     expect(await hashLookup(newKey.key, waiting)).toEqual([sorted[15]!.id]);
     await h.unit('tenant-a', async (u) => {
-      expect((await h.store.findByIdentifierHash(u, 'KEY', clientHash(newKey.key, 'did:jwk:during'))).map((r) => r.internalIdentityId)).toEqual([
-        during.internalIdentityId,
-      ]);
+      expect(
+        (await h.store.findByIdentifierHash(u, 'KEY', clientHash(newKey.key, 'did:jwk:during'))).map(
+          (r) => r.internalIdentityId,
+        ),
+      ).toEqual([during.internalIdentityId]);
     });
 
     // The other tenant is untouched.
@@ -164,11 +177,22 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     });
     await expect(crashing.start('tenant-c')).rejects.toThrow('simulated crash');
     const [failed] = await crashing.history('tenant-c');
-    expect(failed).toMatchObject({ status: 'FAILED', batchesCommitted: 1, recordsProcessed: 4, error: 'error: simulated crash' });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      batchesCommitted: 1,
+      recordsProcessed: 4,
+      error: 'error: simulated crash',
+    });
     await expectAllReadable(h, 'tenant-c', seeded);
 
     const done = await newRunner(h, { audit, batchSize: 4, keys: h.newKeyManager() }).resume('tenant-c');
-    expect(done).toMatchObject({ status: 'COMPLETED', recordsProcessed: 11, recordsFailed: 0, recordsSkipped: 0, error: null });
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      recordsProcessed: 11,
+      recordsFailed: 0,
+      recordsSkipped: 0,
+      error: null,
+    });
     expect(done.recordsProcessed + done.recordsFailed + done.recordsSkipped).toBe(seeded.length);
     expect(done.batchesCommitted).toBe(3);
     expect((await storedKeyUse(h, 'tenant-c')).indexVersions).toEqual([2]);
@@ -188,7 +212,9 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
     const before = await storedKeyUse(h, 'tenant-d');
     const audit = new RecordingAudit();
     const stop = new AbortController();
-    const paused = await newRunner(h, { audit, afterBatch: () => stop.abort() }).start('tenant-d', { signal: stop.signal });
+    const paused = await newRunner(h, { audit, afterBatch: () => stop.abort() }).start('tenant-d', {
+      signal: stop.signal,
+    });
     expect(paused).toMatchObject({ status: 'IN_PROGRESS', batchesCommitted: 1 });
     const during = await h.unit('tenant-d', async (u) => {
       const created = await h.store.createIdentity(u, { claims: { [SERVICE_CLAIM]: 'SVC-rollback' }, assurance });
@@ -206,12 +232,19 @@ describe.each(DATABASE_KINDS)('key migration (%s)', (kind) => {
       [1, 'active'],
       [2, 'retired'],
     ]);
-    const duringSeeded: Seeded = { id: during.internalIdentityId, claims: during.claims, wallets: ['did:jwk:rollback-during'], subjects: [] };
+    const duringSeeded: Seeded = {
+      id: during.internalIdentityId,
+      claims: during.claims,
+      wallets: ['did:jwk:rollback-during'],
+      subjects: [],
+    };
     await expectAllReadable(h, 'tenant-d', [...seeded, duringSeeded]);
     expect((await shared('tenant-d')).key).toBe(oldKey.key);
     await expect(shared('tenant-d', 'next')).rejects.toMatchObject({ code: 'not_found' });
     const probe = String(seeded[4]!.claims[SERVICE_CLAIM]);
-    const found = await h.unit('tenant-d', (u) => h.store.findByIdentifierHash(u, 'SERVICE_ID', clientHash(oldKey.key, probe)));
+    const found = await h.unit('tenant-d', (u) =>
+      h.store.findByIdentifierHash(u, 'SERVICE_ID', clientHash(oldKey.key, probe)),
+    );
     expect(found.map((r) => r.internalIdentityId)).toEqual([seeded[4]!.id]);
     await expect(newRunner(h, { audit }).rollback('tenant-d')).rejects.toMatchObject({ code: 'not_found' });
     await expect(newRunner(h, { audit }).resume('tenant-d')).rejects.toMatchObject({ code: 'not_found' });

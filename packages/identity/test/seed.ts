@@ -45,12 +45,20 @@ export async function seed(h: Harness, tenantId: string, count: number): Promise
 }
 
 /** A wallet binding soft-deleted `daysAgo` days ago, as the retention job leaves it (no KEY index rows). */
-async function softDeletedBinding(h: Harness, tenantId: string, identityId: string, holderKey: string, daysAgo: number) {
+async function softDeletedBinding(
+  h: Harness,
+  tenantId: string,
+  identityId: string,
+  holderKey: string,
+  daysAgo: number,
+) {
   const bindingIds = () =>
     h.t.db.withTenant(tenantId, async (sql) =>
-      (await sql.query<{ binding_id: string }>(`SELECT binding_id FROM wallet_bindings WHERE identity_id = $1`, [identityId])).rows.map(
-        (r) => r.binding_id,
-      ),
+      (
+        await sql.query<{ binding_id: string }>(`SELECT binding_id FROM wallet_bindings WHERE identity_id = $1`, [
+          identityId,
+        ])
+      ).rows.map((r) => r.binding_id),
     );
   const before = await bindingIds();
   await h.unit(tenantId, (u) => h.store.bindWallet(u, identityId, holderKey));
@@ -77,12 +85,16 @@ export async function expectAllReadable(h: Harness, tenantId: string, seeded: Se
         expect((await store.findByIdentifier(u, type, value)).map((r) => r.internalIdentityId)).toContain(s.id);
       }
       for (const w of s.wallets) expect((await store.findByHolderKey(u, w))?.internalIdentityId).toBe(s.id);
-      for (const sub of s.subjects) expect((await store.findByFederationSubject(u, ISSUER, sub))?.internalIdentityId).toBe(s.id);
+      for (const sub of s.subjects)
+        expect((await store.findByFederationSubject(u, ISSUER, sub))?.internalIdentityId).toBe(s.id);
     }
   });
 }
 
-export function newRunner(h: Harness, options: Partial<KeyMigrationRunnerOptions> & Pick<KeyMigrationRunnerOptions, 'audit'>) {
+export function newRunner(
+  h: Harness,
+  options: Partial<KeyMigrationRunnerOptions> & Pick<KeyMigrationRunnerOptions, 'audit'>,
+) {
   return new KeyMigrationRunner({
     db: h.t.db,
     keys: h.keys,
@@ -103,9 +115,9 @@ export async function storedKeyUse(h: Harness, tenantId: string) {
       claimKids: await kidsOf(`SELECT encrypted_claims AS v FROM identities`),
       walletKids: await kidsOf(`SELECT sealed_holder_key AS v FROM wallet_bindings`),
       federationKids: await kidsOf(`SELECT sealed_subject AS v FROM federation_bindings`),
-      indexVersions: (await sql.query<{ key_version: number }>(`SELECT DISTINCT key_version FROM identity_identifiers ORDER BY 1`)).rows.map(
-        (r) => r.key_version,
-      ),
+      indexVersions: (
+        await sql.query<{ key_version: number }>(`SELECT DISTINCT key_version FROM identity_identifiers ORDER BY 1`)
+      ).rows.map((r) => r.key_version),
       nextForms: Number(
         (
           await sql.query<{ n: string }>(
@@ -115,7 +127,11 @@ export async function storedKeyUse(h: Harness, tenantId: string) {
           )
         ).rows[0]!.n,
       ),
-      state: (await sql.query<{ dek_version: number; hmac_version: number }>(`SELECT dek_version, hmac_version FROM identity_key_state`)).rows[0],
+      state: (
+        await sql.query<{ dek_version: number; hmac_version: number }>(
+          `SELECT dek_version, hmac_version FROM identity_key_state`,
+        )
+      ).rows[0],
     };
   });
 }

@@ -12,7 +12,14 @@ const spellings = (value: string) => [
   Buffer.from(value).toString('hex'),
 ];
 
-const TABLES = ['identities', 'identity_identifiers', 'wallet_bindings', 'federation_bindings', 'key_migrations', 'identity_key_state'];
+const TABLES = [
+  'identities',
+  'identity_identifiers',
+  'wallet_bindings',
+  'federation_bindings',
+  'key_migrations',
+  'identity_key_state',
+];
 
 describe.each(DATABASE_KINDS)('what the identity tables hold (%s)', (kind) => {
   let h: Harness;
@@ -46,9 +53,12 @@ describe.each(DATABASE_KINDS)('what the identity tables hold (%s)', (kind) => {
     }
     // Mid-migration too: the forms under the new keys are sealed and MACed like the current ones.
     const stop = new AbortController();
-    await newRunner(h, { audit: new RecordingAudit(), batchSize: 2, afterBatch: () => stop.abort() }).start('tenant-a', {
-      signal: stop.signal,
-    });
+    await newRunner(h, { audit: new RecordingAudit(), batchSize: 2, afterBatch: () => stop.abort() }).start(
+      'tenant-a',
+      {
+        signal: stop.signal,
+      },
+    );
     for (const tenantId of ['tenant-a', 'tenant-b']) {
       secrets.push((await exportSharedHmacKey({ db: h.t.db, keys: h.keys, clock: h.clock }, tenantId)).key);
     }
@@ -68,7 +78,8 @@ describe.each(DATABASE_KINDS)('what the identity tables hold (%s)', (kind) => {
     }
     // What is there instead: sealed envelopes and 43-character MACs.
     const identities = await h.superuser(`SELECT encrypted_claims, next_encrypted_claims FROM identities`);
-    for (const row of identities) expect(String(row.encrypted_claims)).toMatch(/^e1\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/);
+    for (const row of identities)
+      expect(String(row.encrypted_claims)).toMatch(/^e1\.[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]*){4}$/);
     const macs = await h.superuser(`SELECT mac FROM identity_identifiers`);
     for (const row of macs) expect(String(row.mac)).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });

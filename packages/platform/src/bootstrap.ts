@@ -35,23 +35,38 @@ export interface CreatePlatformOptions {
  */
 export function developmentDefaults(config: PlatformConfig): { name: string; key: string }[] {
   const defaults: { name: string; key: string }[] = [];
-  if (!config.database.url) defaults.push({ name: `embedded PGlite database in ${config.database.dataDir}`, key: 'database.url (DATABASE_URL)' });
+  if (!config.database.url)
+    defaults.push({
+      name: `embedded PGlite database in ${config.database.dataDir}`,
+      key: 'database.url (DATABASE_URL)',
+    });
   if (!config.keys.masterKey && !config.keys.masterKeyFile)
-    defaults.push({ name: `generated master key in ${dirname(config.database.dataDir)}/master.key`, key: 'keys.masterKey (MASTER_KEY) or keys.masterKeyFile (MASTER_KEY_FILE)' });
+    defaults.push({
+      name: `generated master key in ${dirname(config.database.dataDir)}/master.key`,
+      key: 'keys.masterKey (MASTER_KEY) or keys.masterKeyFile (MASTER_KEY_FILE)',
+    });
   return defaults;
 }
 
 export function assertProductionSafe(config: PlatformConfig): void {
   if (config.profile !== 'production') return;
   const first = developmentDefaults(config)[0];
-  if (first) throw new ConfigError(first.key, `must be configured explicitly under NODE_ENV=production (the development default would be: ${first.name})`);
+  if (first)
+    throw new ConfigError(
+      first.key,
+      `must be configured explicitly under NODE_ENV=production (the development default would be: ${first.name})`,
+    );
 }
 
 export async function createPlatform(config: PlatformConfig, options: CreatePlatformOptions): Promise<Platform> {
   assertProductionSafe(config);
   const logger =
     options.logger ??
-    createLogger({ level: config.logging.level, service: options.serviceName ?? 'tessera', ...(options.logDestination ? { destination: options.logDestination } : {}) });
+    createLogger({
+      level: config.logging.level,
+      service: options.serviceName ?? 'tessera',
+      ...(options.logDestination ? { destination: options.logDestination } : {}),
+    });
   const clock = options.clock ?? systemClock;
   const metrics = options.metrics ?? new Metrics();
   const devDefaults = developmentDefaults(config);
@@ -71,11 +86,14 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
   const seedDemo = config.tenancy.seedDemoTenant ?? config.profile !== 'production';
   if (seedDemo) {
     await tenants.ensure({ id: DEMO_TENANT, displayName: 'Demo tenant' });
-    if (config.tenancy.seedDemoTenant === undefined) devDefaults.push({ name: `demo tenant "${DEMO_TENANT}" (the default tenant)`, key: 'tenancy.seedDemoTenant' });
+    if (config.tenancy.seedDemoTenant === undefined)
+      devDefaults.push({ name: `demo tenant "${DEMO_TENANT}" (the default tenant)`, key: 'tenancy.seedDemoTenant' });
   }
   for (const t of config.tenancy.tenants) await tenants.ensure(t);
   await tenants.load();
-  tenants.startRefresh(config.tenancy.cacheRefreshSeconds, (error) => logger.warn({ err: error }, 'tenant cache refresh failed'));
+  tenants.startRefresh(config.tenancy.cacheRefreshSeconds, (error) =>
+    logger.warn({ err: error }, 'tenant cache refresh failed'),
+  );
   if (seedDemo && !config.tenancy.defaultTenant) config.tenancy.defaultTenant = DEMO_TENANT;
 
   const masterKey = resolveMasterKey({

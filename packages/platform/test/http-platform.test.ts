@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformMigrations, createRoleApp, type RoleApp } from '../src/index.js';
-import { DATABASE_KINDS, createTestPlatform, startTestIssuer, type TestIssuer, type TestPlatform } from '../src/testing/index.js';
+import {
+  DATABASE_KINDS,
+  createTestPlatform,
+  startTestIssuer,
+  type TestIssuer,
+  type TestPlatform,
+} from '../src/testing/index.js';
 import { notesMigration, registerNotesRoutes } from './support/notes-context.js';
 
 /**
@@ -54,18 +60,42 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
       });
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ tenantId: 'alpha', text: 'alpha-note' });
-      const beta = await app.inject({ method: 'GET', url: '/notes', headers: { ...auth(adminBeta), 'x-tenant-id': 'alpha' } });
+      const beta = await app.inject({
+        method: 'GET',
+        url: '/notes',
+        headers: { ...auth(adminBeta), 'x-tenant-id': 'alpha' },
+      });
       expect(beta.json().data.map((n: { text: string }) => n.text)).not.toContain('alpha-note');
     });
 
     it('every store method is confined to the resolved tenant', async () => {
-      const created = await app.inject({ method: 'POST', url: '/notes', headers: auth(adminAlpha), payload: { text: 'private' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/notes',
+        headers: auth(adminAlpha),
+        payload: { text: 'private' },
+      });
       const id = created.json().id as string;
       // Tenant beta tries each method on alpha's note: get, update, delete all answer not found.
       expect((await app.inject({ method: 'GET', url: `/notes/${id}`, headers: auth(adminBeta) })).statusCode).toBe(404);
-      expect((await app.inject({ method: 'PUT', url: `/notes/${id}`, headers: auth(adminBeta), payload: { text: 'stolen' } })).statusCode).toBe(404);
-      expect((await app.inject({ method: 'DELETE', url: `/notes/${id}`, headers: auth(adminBeta) })).statusCode).toBe(404);
-      const list = await app.inject({ method: 'GET', url: '/notes', headers: { ...auth(adminBeta), 'x-tenant-id': 'alpha' } });
+      expect(
+        (
+          await app.inject({
+            method: 'PUT',
+            url: `/notes/${id}`,
+            headers: auth(adminBeta),
+            payload: { text: 'stolen' },
+          })
+        ).statusCode,
+      ).toBe(404);
+      expect((await app.inject({ method: 'DELETE', url: `/notes/${id}`, headers: auth(adminBeta) })).statusCode).toBe(
+        404,
+      );
+      const list = await app.inject({
+        method: 'GET',
+        url: '/notes',
+        headers: { ...auth(adminBeta), 'x-tenant-id': 'alpha' },
+      });
       expect(list.json().data.every((n: { tenantId: string }) => n.tenantId === 'beta')).toBe(true);
       // The owner still sees it unchanged.
       const own = await app.inject({ method: 'GET', url: `/notes/${id}`, headers: auth(adminAlpha) });
@@ -84,7 +114,11 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
     });
 
     it("a token of tenant A at tenant B's host is refused", async () => {
-      const res = await app.inject({ method: 'GET', url: '/notes', headers: { ...auth(adminAlpha), host: 'beta.test' } });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/notes',
+        headers: { ...auth(adminAlpha), host: 'beta.test' },
+      });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ error: 'access_denied' });
     });
@@ -93,7 +127,10 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
       const token = await issuer.sign({ sub: 'dave', tenant_id: 'nowhere', roles: ['tenant-admin'] });
       const res = await app.inject({ method: 'POST', url: '/notes', headers: auth(token), payload: { text: 'lost' } });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toEqual({ error: 'invalid_request', error_description: 'The request does not resolve to an active tenant.' });
+      expect(res.json()).toEqual({
+        error: 'invalid_request',
+        error_description: 'The request does not resolve to an active tenant.',
+      });
       const design = await app.inject({ method: 'GET', url: '/api/v1/design-notes', headers: auth(token) });
       expect(design.json()).toMatchObject({ code: 'TENANT_NOT_RESOLVED' });
     });
@@ -102,14 +139,31 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
   describe('authentication and policy', () => {
     it('a reader may read but a write is denied with 403 in the API envelope, and the denial is audited', async () => {
       expect((await app.inject({ method: 'GET', url: '/notes', headers: auth(readerAlpha) })).statusCode).toBe(200);
-      const denied = await app.inject({ method: 'POST', url: '/notes', headers: auth(readerAlpha), payload: { text: 'nope' } });
+      const denied = await app.inject({
+        method: 'POST',
+        url: '/notes',
+        headers: auth(readerAlpha),
+        payload: { text: 'nope' },
+      });
       expect(denied.statusCode).toBe(403);
-      expect(denied.json()).toEqual({ error: 'access_denied', error_description: 'The policy does not allow this action.' });
-      const designDenied = await app.inject({ method: 'POST', url: '/api/v1/design-notes', headers: auth(readerAlpha), payload: { text: 'nope' } });
+      expect(denied.json()).toEqual({
+        error: 'access_denied',
+        error_description: 'The policy does not allow this action.',
+      });
+      const designDenied = await app.inject({
+        method: 'POST',
+        url: '/api/v1/design-notes',
+        headers: auth(readerAlpha),
+        payload: { text: 'nope' },
+      });
       expect(designDenied.statusCode).toBe(403);
       expect(designDenied.json()).toEqual({ code: 'POLICY_DENIED', message: 'The policy does not allow this action.' });
       const events = await t.platform.audit.query({ tenantId: 'alpha', type: 'authorization.denied' });
-      expect(events.events.some((e) => e.commandId === 'test.notes.create' && e.principalId === 'rita' && e.result === 'denied')).toBe(true);
+      expect(
+        events.events.some(
+          (e) => e.commandId === 'test.notes.create' && e.principalId === 'rita' && e.result === 'denied',
+        ),
+      ).toBe(true);
     });
 
     it('no token → 401 with WWW-Authenticate; a bad token → 401 invalid_token', async () => {
@@ -122,42 +176,99 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
     });
 
     it('each command execution is audited with tenant, principal, command id, result and correlation id', async () => {
-      const res = await app.inject({ method: 'POST', url: '/notes', headers: { ...auth(adminAlpha), 'x-correlation-id': 'corr-123' }, payload: { text: 'audited' } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/notes',
+        headers: { ...auth(adminAlpha), 'x-correlation-id': 'corr-123' },
+        payload: { text: 'audited' },
+      });
       expect(res.headers['x-correlation-id']).toBe('corr-123');
       const { events } = await t.platform.audit.query({ tenantId: 'alpha', commandId: 'test.notes.create' });
       const event = events.find((e) => e.correlationId === 'corr-123');
-      expect(event).toMatchObject({ tenantId: 'alpha', principalId: 'alice', result: 'success', type: 'command.executed', businessIds: { noteId: res.json().id } });
+      expect(event).toMatchObject({
+        tenantId: 'alpha',
+        principalId: 'alice',
+        result: 'success',
+        type: 'command.executed',
+        businessIds: { noteId: res.json().id },
+      });
     });
   });
 
   describe('errors', () => {
     it('validation failures name the field, in each envelope', async () => {
-      const oauth = await app.inject({ method: 'POST', url: '/notes', headers: auth(adminAlpha), payload: { text: '' } });
+      const oauth = await app.inject({
+        method: 'POST',
+        url: '/notes',
+        headers: auth(adminAlpha),
+        payload: { text: '' },
+      });
       expect(oauth.statusCode).toBe(400);
       expect(oauth.json()).toMatchObject({ error: 'invalid_request', field: 'text' });
-      const design = await app.inject({ method: 'POST', url: '/api/v1/design-notes', headers: auth(adminAlpha), payload: {} });
+      const design = await app.inject({
+        method: 'POST',
+        url: '/api/v1/design-notes',
+        headers: auth(adminAlpha),
+        payload: {},
+      });
       expect(design.statusCode).toBe(400);
       expect(design.json()).toMatchObject({ code: 'ILLEGAL_ARGUMENT_ERROR', field: 'text' });
-      const missing = await app.inject({ method: 'GET', url: '/api/v1/design-notes/00000000-0000-4000-8000-000000000000', headers: auth(adminAlpha) });
+      const missing = await app.inject({
+        method: 'GET',
+        url: '/api/v1/design-notes/00000000-0000-4000-8000-000000000000',
+        headers: auth(adminAlpha),
+      });
       expect(missing.json()).toEqual({ code: 'NOT_FOUND_ERROR', message: 'No such note.' });
     });
 
     it('malformed JSON, a wrong content type, an oversized body and prototype poisoning are 4xx', async () => {
       const h = { ...auth(adminAlpha), 'content-type': 'application/json' };
-      expect((await app.inject({ method: 'POST', url: '/notes', headers: h, payload: '{"text":' })).statusCode).toBe(400);
-      expect((await app.inject({ method: 'POST', url: '/notes', headers: { ...auth(adminAlpha), 'content-type': 'text/xml' }, payload: '<a/>' })).statusCode).toBe(415);
-      expect((await app.inject({ method: 'POST', url: '/notes', headers: h, payload: JSON.stringify({ text: 'x'.repeat(2_000_000) }) })).statusCode).toBe(413);
-      expect((await app.inject({ method: 'POST', url: '/notes', headers: h, payload: '{"text":"a","__proto__":{"x":1}}' })).statusCode).toBe(400);
+      expect((await app.inject({ method: 'POST', url: '/notes', headers: h, payload: '{"text":' })).statusCode).toBe(
+        400,
+      );
+      expect(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/notes',
+            headers: { ...auth(adminAlpha), 'content-type': 'text/xml' },
+            payload: '<a/>',
+          })
+        ).statusCode,
+      ).toBe(415);
+      expect(
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/notes',
+            headers: h,
+            payload: JSON.stringify({ text: 'x'.repeat(2_000_000) }),
+          })
+        ).statusCode,
+      ).toBe(413);
+      expect(
+        (await app.inject({ method: 'POST', url: '/notes', headers: h, payload: '{"text":"a","__proto__":{"x":1}}' }))
+          .statusCode,
+      ).toBe(400);
       const invalidUtf8 = Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
-      expect((await app.inject({ method: 'POST', url: '/notes', headers: h, payload: invalidUtf8 })).statusCode).toBeLessThan(500);
+      expect(
+        (await app.inject({ method: 'POST', url: '/notes', headers: h, payload: invalidUtf8 })).statusCode,
+      ).toBeLessThan(500);
     });
 
     it('an unexpected failure answers a generic 500 server_error with nothing of the cause', async () => {
       const res = await app.inject({ method: 'GET', url: '/notes-explode', headers: auth(adminAlpha) });
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ error: 'server_error', error_description: 'The server could not complete the request.' });
+      expect(res.json()).toEqual({
+        error: 'server_error',
+        error_description: 'The server could not complete the request.',
+      });
       expect(res.body).not.toMatch(/SELECT|hunter2|stack|at /);
-      const design = await app.inject({ method: 'GET', url: '/api/v1/design-notes-explode', headers: auth(adminAlpha) });
+      const design = await app.inject({
+        method: 'GET',
+        url: '/api/v1/design-notes-explode',
+        headers: auth(adminAlpha),
+      });
       expect(design.json()).toEqual({ code: 'UNKNOWN_ERROR', message: 'The server could not complete the request.' });
     });
 
@@ -183,7 +294,9 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
       expect(text).not.toContain(adminAlpha.split('.')[2]!);
       expect(text).not.toContain(secret);
       expect(text).not.toContain('authcode-xyz');
-      const completed = t.logs.records().find((r) => r.msg === 'request completed' && r.route === '/notes' && r.method === 'POST');
+      const completed = t.logs
+        .records()
+        .find((r) => r.msg === 'request completed' && r.route === '/notes' && r.method === 'POST');
       expect(completed).toMatchObject({ tenant_id: 'alpha', principal_id: 'alice' });
       expect(completed).toHaveProperty('correlation_id');
       expect(completed).toHaveProperty('trace_id');
@@ -193,10 +306,17 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
 
   describe('operational endpoints', () => {
     it('health, ready, version and metrics answer on the role port without a tenant', async () => {
-      expect((await app.inject({ method: 'GET', url: '/health', headers: { host: 'unknown.example' } })).json()).toEqual({ status: 'ok' });
+      expect(
+        (await app.inject({ method: 'GET', url: '/health', headers: { host: 'unknown.example' } })).json(),
+      ).toEqual({ status: 'ok' });
       const ready = await app.inject({ method: 'GET', url: '/ready' });
       expect(ready.statusCode).toBe(200);
-      expect(ready.json().checks).toMatchObject({ database: { ok: true }, keys: { ok: true }, tenants: { ok: true }, jobs: { ok: true } });
+      expect(ready.json().checks).toMatchObject({
+        database: { ok: true },
+        keys: { ok: true },
+        tenants: { ok: true },
+        jobs: { ok: true },
+      });
       expect(Object.keys((await app.inject({ method: 'GET', url: '/version' })).json())).toEqual(
         expect.arrayContaining(['version', 'revision', 'builtAt', 'baseLibraries']),
       );

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { createPlatform, createRoleApp, loadConfig, platformMigrations, PlatformConfigSchema, type Platform, type RoleApp } from '../src/index.js';
+import {
+  createPlatform,
+  createRoleApp,
+  loadConfig,
+  platformMigrations,
+  PlatformConfigSchema,
+  type Platform,
+  type RoleApp,
+} from '../src/index.js';
 import { createPostgresTestDatabase, LogCapture, startTcpProxy, type TcpProxy } from '../src/testing/index.js';
 
 /**
@@ -32,7 +40,11 @@ describe('readiness follows the database (postgres)', () => {
     });
     platform = await createPlatform(config, { migrations: platformMigrations, logDestination: new LogCapture() });
     app = await createRoleApp(platform, { role: 'test', title: 'Test', family: 'oauth' });
-    app.get('/data', async () => platform.db.withTenant('demo', (sql) => sql.query('SELECT count(*)::int AS n FROM audit_events')).then((r) => r.rows[0]));
+    app.get('/data', async () =>
+      platform.db
+        .withTenant('demo', (sql) => sql.query('SELECT count(*)::int AS n FROM audit_events'))
+        .then((r) => r.rows[0]),
+    );
     await app.ready();
   });
 

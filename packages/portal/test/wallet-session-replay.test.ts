@@ -11,76 +11,84 @@ import { HttpClient } from './support/http-client.js';
  * code_challenge, or the same request again) gets no code." Knowing a session id is never enough: the bridge
  * redeems a completed session once, within its window, and only for the request it was started for.
  */
-describe.each([1, 2] as const)('a completed wallet session cannot be replayed (postgres, %i replica(s))', (replicas) => {
-  let stack: Stack;
-  let issuer: TestIssuer;
-  let wallet: TestWallet;
+describe.each([1, 2] as const)(
+  'a completed wallet session cannot be replayed (postgres, %i replica(s))',
+  (replicas) => {
+    let stack: Stack;
+    let issuer: TestIssuer;
+    let wallet: TestWallet;
 
-  beforeAll(async () => {
-    ({ issuer, wallet } = await createIssuerAndWallet());
-    stack = await startStack({
-      kind: 'postgres',
-      replicas,
-      bridge: bridgeSettings(issuer),
-      extraClients: {
-        'other-rp': {
-          'client-secret': '{plain}other-rp-secret',
-          'redirect-uris': ['http://127.0.0.1:8401/callback'],
-          'grant-types': ['authorization_code'],
-          scopes: ['openid'],
+    beforeAll(async () => {
+      ({ issuer, wallet } = await createIssuerAndWallet());
+      stack = await startStack({
+        kind: 'postgres',
+        replicas,
+        bridge: bridgeSettings(issuer),
+        extraClients: {
+          'other-rp': {
+            'client-secret': '{plain}other-rp-secret',
+            'redirect-uris': ['http://127.0.0.1:8401/callback'],
+            'grant-types': ['authorization_code'],
+            scopes: ['openid'],
+          },
         },
-      },
+      });
+      await seedIdentity(stack.platform, stack.identities);
     });
-    await seedIdentity(stack.platform, stack.identities);
-  });
-  afterAll(async () => {
-    await stack?.close();
-    await issuer?.close();
-  });
+    afterAll(async () => {
+      await stack?.close();
+      await issuer?.close();
+    });
 
-  /** Runs the portal to a verified, completed session and answers the /authorize URL the portal would send. */
-  async function completedSession(): Promise<{ client: HttpClient; next: URL }> {
-    const client = new HttpClient();
-    const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
-    const page = await start.response!.text();
-    await wallet.respond(attributeOf(page, 'open-in-wallet', 'href')!);
-    const answer = (await (await client.request(`${stack.portal.url}${attributeOf(page, 'status', 'data-poll-url')}`)).json()) as { next: string };
-    return { client, next: new URL(answer.next) };
-  }
+    /** Runs the portal to a verified, completed session and answers the /authorize URL the portal would send. */
+    async function completedSession(): Promise<{ client: HttpClient; next: URL }> {
+      const client = new HttpClient();
+      const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
+      const page = await start.response!.text();
+      await wallet.respond(attributeOf(page, 'open-in-wallet', 'href')!);
+      const answer = (await (
+        await client.request(`${stack.portal.url}${attributeOf(page, 'status', 'data-poll-url')}`)
+      ).json()) as { next: string };
+      return { client, next: new URL(answer.next) };
+    }
 
-  const outcome = async (client: HttpClient, url: URL, stopAt: string) => {
-    const end = await client.follow(url.href, stopAt);
-    return new URL(end.url).searchParams;
-  };
+    const outcome = async (client: HttpClient, url: URL, stopAt: string) => {
+      const end = await client.follow(url.href, stopAt);
+      return new URL(end.url).searchParams;
+    };
 
-  it('the same request again gets no second code', async () => {
-    const { client, next } = await completedSession();
-    const first = await outcome(client, next, stack.rp.redirectUri);
-    expect(first.get('code')).toBeTruthy();
-    const again = await outcome(new HttpClient(), next, stack.rp.redirectUri);
-    expect(again.get('code')).toBeNull();
-    expect(again.get('error')).toBe('access_denied');
-  });
+    it('the same request again gets no second code', async () => {
+      const { client, next } = await completedSession();
+      const first = await outcome(client, next, stack.rp.redirectUri);
+      expect(first.get('code')).toBeTruthy();
+      const again = await outcome(new HttpClient(), next, stack.rp.redirectUri);
+      expect(again.get('code')).toBeNull();
+      expect(again.get('error')).toBe('access_denied');
+    });
 
-  it('another client gets no code', async () => {
-    const { next } = await completedSession();
-    const foreign = new URL(next);
-    const verifier = randomBytes(32).toString('base64url');
-    foreign.searchParams.set('client_id', 'other-rp');
-    foreign.searchParams.set('redirect_uri', 'http://127.0.0.1:8401/callback');
-    foreign.searchParams.set('scope', 'openid');
-    foreign.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'));
-    const params = await outcome(new HttpClient(), foreign, 'http://127.0.0.1:8401/callback');
-    expect(params.get('code')).toBeNull();
-    expect(params.get('error')).toBe('access_denied');
-  });
+    it('another client gets no code', async () => {
+      const { next } = await completedSession();
+      const foreign = new URL(next);
+      const verifier = randomBytes(32).toString('base64url');
+      foreign.searchParams.set('client_id', 'other-rp');
+      foreign.searchParams.set('redirect_uri', 'http://127.0.0.1:8401/callback');
+      foreign.searchParams.set('scope', 'openid');
+      foreign.searchParams.set('code_challenge', createHash('sha256').update(verifier).digest('base64url'));
+      const params = await outcome(new HttpClient(), foreign, 'http://127.0.0.1:8401/callback');
+      expect(params.get('code')).toBeNull();
+      expect(params.get('error')).toBe('access_denied');
+    });
 
-  it('the same client with another code_challenge gets no code, and the session stays unusable', async () => {
-    const { client, next } = await completedSession();
-    const tampered = new URL(next);
-    tampered.searchParams.set('code_challenge', createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'));
-    const params = await outcome(client, tampered, stack.rp.redirectUri);
-    expect(params.get('code')).toBeNull();
-    expect(params.get('error')).toBe('access_denied');
-  });
-});
+    it('the same client with another code_challenge gets no code, and the session stays unusable', async () => {
+      const { client, next } = await completedSession();
+      const tampered = new URL(next);
+      tampered.searchParams.set(
+        'code_challenge',
+        createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+      );
+      const params = await outcome(client, tampered, stack.rp.redirectUri);
+      expect(params.get('code')).toBeNull();
+      expect(params.get('error')).toBe('access_denied');
+    });
+  },
+);

@@ -14,7 +14,11 @@ export const ClientConfigSchema = Type.Object(
     'client-secret': Type.Optional(Type.String({ minLength: 1 })),
     'redirect-uris': Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     'grant-types': Type.Array(
-      Type.Union([Type.Literal('authorization_code'), Type.Literal('refresh_token'), Type.Literal('client_credentials')]),
+      Type.Union([
+        Type.Literal('authorization_code'),
+        Type.Literal('refresh_token'),
+        Type.Literal('client_credentials'),
+      ]),
       { default: ['authorization_code', 'refresh_token'] },
     ),
     scopes: Type.Array(Type.String({ minLength: 1 }), { default: ['openid'] }),

@@ -23,7 +23,11 @@ export interface CreateTokenServiceOptions {
 }
 
 /** Builds the token service's context from configuration; fails with a message naming the bad key. */
-export function createTokenService(platform: Platform, config: TokenServiceConfig, options: CreateTokenServiceOptions): TokenServiceContext {
+export function createTokenService(
+  platform: Platform,
+  config: TokenServiceConfig,
+  options: CreateTokenServiceOptions,
+): TokenServiceContext {
   const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant);
   const signer = new TokenSigner(platform.keys);
   const issuerFor = (tenantId: string) => (config.tenantIssuers[tenantId] ?? config.issuer).replace(/\/$/, '');
@@ -32,7 +36,13 @@ export function createTokenService(platform: Platform, config: TokenServiceConfi
     options.upstream !== undefined
       ? options.upstream
       : up.issuer && up.clientId && up.clientSecret
-        ? new UpstreamOidcClient({ issuer: up.issuer, clientId: up.clientId, clientSecret: up.clientSecret, scopes: up.scopes, timeoutSeconds: up.timeoutSeconds })
+        ? new UpstreamOidcClient({
+            issuer: up.issuer,
+            clientId: up.clientId,
+            clientSecret: up.clientSecret,
+            scopes: up.scopes,
+            timeoutSeconds: up.timeoutSeconds,
+          })
         : null;
   const minter = new ServiceTokenMinter(signer, platform.clock, issuerFor);
   const wallet =
@@ -41,7 +51,8 @@ export function createTokenService(platform: Platform, config: TokenServiceConfi
       : new HttpBridgeClient({
           url: config.bridge.url.replace(/\/$/, ''),
           timeoutSeconds: config.bridge.timeoutSeconds,
-          serviceToken: (tenantId) => minter.token(tenantId, { audience: config.bridge.audience, scope: config.bridge.redeemScope }),
+          serviceToken: (tenantId) =>
+            minter.token(tenantId, { audience: config.bridge.audience, scope: config.bridge.redeemScope }),
         });
   const ctx: TokenServiceContext = {
     platform,
@@ -66,7 +77,11 @@ export function createTokenService(platform: Platform, config: TokenServiceConfi
  * Registers the OAuth 2.0 / OIDC endpoints on a role app (000 §4.4). Both token ports serve them (internal 8080
  * for the portal and relying parties inside the deployment, external 8092 behind the public gateway).
  */
-export async function registerTokenServiceRoutes(app: RoleApp, ctx: TokenServiceContext, options: { internal: boolean } = { internal: true }): Promise<void> {
+export async function registerTokenServiceRoutes(
+  app: RoleApp,
+  ctx: TokenServiceContext,
+  options: { internal: boolean } = { internal: true },
+): Promise<void> {
   await app.register(formbody);
   registerDiscoveryRoutes(app, ctx);
   registerAuthorizeRoutes(app, ctx);

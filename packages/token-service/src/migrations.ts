@@ -1,6 +1,9 @@
 import { sqlMigration, type Migration } from '@tessera/platform';
 
 export const tokenServiceMigrations: Migration[] = [
-  sqlMigration('token-service/0001_token_service', new URL('./storage/migrations/0001_token_service.sql', import.meta.url)),
+  sqlMigration(
+    'token-service/0001_token_service',
+    new URL('./storage/migrations/0001_token_service.sql', import.meta.url),
+  ),
   sqlMigration('token-service/0002_dpop', new URL('./storage/migrations/0002_dpop.sql', import.meta.url)),
 ];

@@ -20,10 +20,15 @@ describe('authorization server security checklist (postgres)', () => {
   });
   afterAll(async () => h?.close());
 
-  const token = (form: Record<string, string>, auth = demo) => postForm(`${h.issuer}/token`, form, { authorization: auth });
+  const token = (form: Record<string, string>, auth = demo) =>
+    postForm(`${h.issuer}/token`, form, { authorization: auth });
   const exchange = (c: { code: string; verifier: string; redirectUri: string }, auth = demo) =>
-    token({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri }, auth);
-  const introspect = (t: string, auth = demo) => postForm(`${h.issuer}/introspect`, { token: t }, { authorization: auth });
+    token(
+      { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri },
+      auth,
+    );
+  const introspect = (t: string, auth = demo) =>
+    postForm(`${h.issuer}/introspect`, { token: t }, { authorization: auth });
 
   function authorizeUrl(params: Record<string, string>) {
     const url = new URL(`${h.issuer}/authorize`);
@@ -64,10 +69,14 @@ describe('authorization server security checklist (postgres)', () => {
     });
 
     it('only the port of a loopback redirect URI may vary (RFC 8252 §7.3)', async () => {
-      const res = await authorize(validAuthorize({ client_id: 'public-app', redirect_uri: 'http://127.0.0.1:51234/callback', scope: 'openid' }));
+      const res = await authorize(
+        validAuthorize({ client_id: 'public-app', redirect_uri: 'http://127.0.0.1:51234/callback', scope: 'openid' }),
+      );
       expect(res.status).toBe(303);
       expect(res.headers.get('location')).not.toContain('127.0.0.1:51234');
-      const wrongPath = await authorize(validAuthorize({ client_id: 'public-app', redirect_uri: 'http://127.0.0.1:51234/other', scope: 'openid' }));
+      const wrongPath = await authorize(
+        validAuthorize({ client_id: 'public-app', redirect_uri: 'http://127.0.0.1:51234/other', scope: 'openid' }),
+      );
       expect(wrongPath.status).toBe(400);
     });
   });
@@ -182,13 +191,15 @@ describe('authorization server security checklist (postgres)', () => {
     it('20 parallel refreshes of one token give exactly one success', async () => {
       const first = await exchange(await mintCode(h));
       const rt = String(first.body.refresh_token);
-      const results = await Promise.all(Array.from({ length: 20 }, () => token({ grant_type: 'refresh_token', refresh_token: rt })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => token({ grant_type: 'refresh_token', refresh_token: rt })),
+      );
       const ok = results.filter((r) => r.status === 200);
       expect(ok).toHaveLength(1);
       expect(results.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(19);
     });
 
-    it("reuse of a rotated token revokes the family: its refresh and access tokens introspect inactive", async () => {
+    it('reuse of a rotated token revokes the family: its refresh and access tokens introspect inactive', async () => {
       const first = await exchange(await mintCode(h));
       const rotated = await token({ grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token) });
       expect(rotated.status).toBe(200);
@@ -197,21 +208,34 @@ describe('authorization server security checklist (postgres)', () => {
       for (const t of [rotated.body.refresh_token, rotated.body.access_token, first.body.access_token]) {
         expect((await introspect(String(t))).body).toEqual({ active: false });
       }
-      expect((await token({ grant_type: 'refresh_token', refresh_token: String(rotated.body.refresh_token) })).body.error).toBe('invalid_grant');
+      expect(
+        (await token({ grant_type: 'refresh_token', refresh_token: String(rotated.body.refresh_token) })).body.error,
+      ).toBe('invalid_grant');
     });
 
     it('a wider scope on refresh is invalid_scope; a narrower one is granted', async () => {
       const first = await exchange(await mintCode(h, { scope: 'openid email offline_access' }));
-      const wider = await token({ grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token), scope: 'openid email profile offline_access' });
+      const wider = await token({
+        grant_type: 'refresh_token',
+        refresh_token: String(first.body.refresh_token),
+        scope: 'openid email profile offline_access',
+      });
       expect(wider.body.error).toBe('invalid_scope');
-      const narrower = await token({ grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token), scope: 'openid' });
+      const narrower = await token({
+        grant_type: 'refresh_token',
+        refresh_token: String(first.body.refresh_token),
+        scope: 'openid',
+      });
       expect(narrower.status).toBe(200);
       expect(narrower.body.scope).toBe('openid');
     });
 
     it('another client cannot use the refresh token', async () => {
       const first = await exchange(await mintCode(h));
-      expect((await token({ grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token) }, other)).body.error).toBe('invalid_grant');
+      expect(
+        (await token({ grant_type: 'refresh_token', refresh_token: String(first.body.refresh_token) }, other)).body
+          .error,
+      ).toBe('invalid_grant');
     });
   });
 
@@ -232,21 +256,32 @@ describe('authorization server security checklist (postgres)', () => {
       expect((await introspect(String(t.body.refresh_token), other)).body).toEqual({ active: false });
     });
 
-    it("a token of another tenant is inactive", async () => {
+    it('a token of another tenant is inactive', async () => {
       await h.platform.tenants.ensure({ id: 'beta', displayName: 'Beta', hostNames: ['beta.localhost'] });
       const t = await exchange(await mintCode(h));
       // Same server, other tenant (by Host): demo-rp is not a client of tenant beta, so it cannot even ask.
-      const res = await postFormToHost(`${h.issuer}/introspect`, 'beta.localhost', { token: String(t.body.access_token) }, { authorization: demo });
+      const res = await postFormToHost(
+        `${h.issuer}/introspect`,
+        'beta.localhost',
+        { token: String(t.body.access_token) },
+        { authorization: demo },
+      );
       expect(res.status).toBe(401);
       // beta's own client sees demo's token as inactive: it is not signed by a key of tenant beta.
-      const beta = await postFormToHost(`${h.issuer}/introspect`, 'beta.localhost', { token: String(t.body.access_token) }, { authorization: basic('beta-rp', 'beta-rp-secret') });
+      const beta = await postFormToHost(
+        `${h.issuer}/introspect`,
+        'beta.localhost',
+        { token: String(t.body.access_token) },
+        { authorization: basic('beta-rp', 'beta-rp-secret') },
+      );
       expect(beta.status).toBe(200);
       expect(beta.body).toEqual({ active: false });
     });
   });
 
   describe('revocation [RFC 7009 §2.1–2.2]', () => {
-    const revoke = (t: string, auth = demo, hint?: string) => postForm(`${h.issuer}/revoke`, { token: t, ...(hint ? { token_type_hint: hint } : {}) }, { authorization: auth });
+    const revoke = (t: string, auth = demo, hint?: string) =>
+      postForm(`${h.issuer}/revoke`, { token: t, ...(hint ? { token_type_hint: hint } : {}) }, { authorization: auth });
 
     it('authenticates the client', async () => {
       expect((await postForm(`${h.issuer}/revoke`, { token: 'x' })).status).toBe(401);
@@ -289,12 +324,21 @@ describe('authorization server security checklist (postgres)', () => {
 
     const userinfo = (t: string) => fetch(`${h.issuer}/userinfo`, { headers: { authorization: `Bearer ${t}` } });
 
-    it.each(['alg none', 'HS256 with our public key', 'kid path traversal', 'kid SQL', 'jku elsewhere', 'x5u elsewhere'])('%s', async (kind) => {
+    it.each([
+      'alg none',
+      'HS256 with our public key',
+      'kid path traversal',
+      'kid SQL',
+      'jku elsewhere',
+      'x5u elsewhere',
+    ])('%s', async (kind) => {
       const real = decodeJwt(String((await exchange(await mintCode(h))).body.access_token));
       const claims = { ...real, exp: Math.floor(Date.now() / 1000) + 600 };
       const enc = (o: unknown) => base64url.encode(JSON.stringify(o));
       let forged: string;
-      const jwks = (await (await fetch(`${h.issuer}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> };
+      const jwks = (await (await fetch(`${h.issuer}/.well-known/jwks.json`)).json()) as {
+        keys: Array<Record<string, unknown>>;
+      };
       const publicKey = await importJWK(jwks.keys[0] as never, 'RS256');
       switch (kind) {
         case 'alg none':
@@ -302,7 +346,9 @@ describe('authorization server security checklist (postgres)', () => {
           break;
         case 'HS256 with our public key': {
           const pem = await exportSPKI(publicKey as Parameters<typeof exportSPKI>[0]);
-          forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: String(jwks.keys[0]!.kid) }).sign(new TextEncoder().encode(pem));
+          forged = await new SignJWT(claims)
+            .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: String(jwks.keys[0]!.kid) })
+            .sign(new TextEncoder().encode(pem));
           break;
         }
         case 'kid path traversal':
@@ -337,9 +383,27 @@ describe('authorization server security checklist (postgres)', () => {
 
     it('client_secret_post works; using two methods at once is invalid_request', async () => {
       const c = await mintCode(h);
-      const both = await postForm(`${h.issuer}/token`, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: 'demo-rp', client_secret: RP_SECRET }, { authorization: demo });
+      const both = await postForm(
+        `${h.issuer}/token`,
+        {
+          grant_type: 'authorization_code',
+          code: c.code,
+          code_verifier: c.verifier,
+          redirect_uri: c.redirectUri,
+          client_id: 'demo-rp',
+          client_secret: RP_SECRET,
+        },
+        { authorization: demo },
+      );
       expect(both.body.error).toBe('invalid_request');
-      const post = await postForm(`${h.issuer}/token`, { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, redirect_uri: c.redirectUri, client_id: 'demo-rp', client_secret: RP_SECRET });
+      const post = await postForm(`${h.issuer}/token`, {
+        grant_type: 'authorization_code',
+        code: c.code,
+        code_verifier: c.verifier,
+        redirect_uri: c.redirectUri,
+        client_id: 'demo-rp',
+        client_secret: RP_SECRET,
+      });
       expect(post.status).toBe(200);
     });
   });

@@ -17,7 +17,9 @@ describe.each(DATABASE_KINDS)('federated login end to end (%s)', (kind) => {
 
   beforeAll(async () => {
     h = await startTokenService({ kind });
-    rp = await client.discovery(new URL(h.issuer), 'demo-rp', RP_SECRET, undefined, { execute: [client.allowInsecureRequests] });
+    rp = await client.discovery(new URL(h.issuer), 'demo-rp', RP_SECRET, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
   });
   afterAll(async () => h?.close());
 
@@ -69,27 +71,61 @@ describe.each(DATABASE_KINDS)('federated login end to end (%s)', (kind) => {
     expect(callback.searchParams.get('state')).toBe(state);
     expect(callback.searchParams.get('iss')).toBe(h.issuer);
 
-    const tokens = await client.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(rp, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.refresh_token).toBeTruthy();
     const id = tokens.claims()!;
-    expect(id).toMatchObject({ iss: h.issuer, aud: 'demo-rp', nonce, amr: ['federation'], email: user.claims.email, service_id: user.claims.service_id });
+    expect(id).toMatchObject({
+      iss: h.issuer,
+      aud: 'demo-rp',
+      nonce,
+      amr: ['federation'],
+      email: user.claims.email,
+      service_id: user.claims.service_id,
+    });
     expect(typeof id.acr).toBe('string');
     expect(typeof id.auth_time).toBe('number');
     expect(id.exp! - id.iat).toBe(3600);
 
     const at = decodeJwt(tokens.access_token);
-    expect(at).toMatchObject({ iss: h.issuer, sub: id.sub, aud: 'demo-rp', scope: 'openid profile email service_id offline_access', service_id: user.claims.service_id, amr: ['federation'] });
+    expect(at).toMatchObject({
+      iss: h.issuer,
+      sub: id.sub,
+      aud: 'demo-rp',
+      scope: 'openid profile email service_id offline_access',
+      service_id: user.claims.service_id,
+      amr: ['federation'],
+    });
     expect(at.exp! - at.iat!).toBe(3600);
 
     const info = await client.fetchUserInfo(rp, tokens.access_token, id.sub);
-    expect(info).toMatchObject({ sub: id.sub, email: user.claims.email, given_name: user.claims.given_name, service_id: user.claims.service_id });
+    expect(info).toMatchObject({
+      sub: id.sub,
+      email: user.claims.email,
+      given_name: user.claims.given_name,
+      service_id: user.claims.service_id,
+    });
 
     const introspected = await client.tokenIntrospection(rp, tokens.access_token);
-    expect(introspected).toMatchObject({ active: true, sub: id.sub, client_id: 'demo-rp', iss: h.issuer, token_type: 'Bearer' });
+    expect(introspected).toMatchObject({
+      active: true,
+      sub: id.sub,
+      client_id: 'demo-rp',
+      iss: h.issuer,
+      token_type: 'Bearer',
+    });
     expect(introspected.scope).toBe('openid profile email service_id offline_access');
-    expect(await client.tokenIntrospection(rp, tokens.refresh_token!)).toMatchObject({ active: true, client_id: 'demo-rp', sub: id.sub });
+    expect(await client.tokenIntrospection(rp, tokens.refresh_token!)).toMatchObject({
+      active: true,
+      client_id: 'demo-rp',
+      sub: id.sub,
+    });
 
     const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token!);
     expect(refreshed.refresh_token).toBeTruthy();
@@ -107,9 +143,17 @@ describe.each(DATABASE_KINDS)('federated login end to end (%s)', (kind) => {
 
   it('finds the same identity again through its federation binding', async () => {
     const first = await login('openid');
-    const a = await client.authorizationCodeGrant(rp, first.callback, { pkceCodeVerifier: first.verifier, expectedState: first.state, expectedNonce: first.nonce });
+    const a = await client.authorizationCodeGrant(rp, first.callback, {
+      pkceCodeVerifier: first.verifier,
+      expectedState: first.state,
+      expectedNonce: first.nonce,
+    });
     const second = await login('openid');
-    const b = await client.authorizationCodeGrant(rp, second.callback, { pkceCodeVerifier: second.verifier, expectedState: second.state, expectedNonce: second.nonce });
+    const b = await client.authorizationCodeGrant(rp, second.callback, {
+      pkceCodeVerifier: second.verifier,
+      expectedState: second.state,
+      expectedNonce: second.nonce,
+    });
     expect(b.claims()!.sub).toBe(a.claims()!.sub);
   });
 

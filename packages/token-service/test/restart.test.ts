@@ -3,11 +3,24 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as client from 'openid-client';
-import { createPlatform, createRoleApp, loadConfig, PlatformConfigSchema, UpstreamOidcClient, type Platform, type RoleApp } from '@tessera/platform';
+import {
+  createPlatform,
+  createRoleApp,
+  loadConfig,
+  PlatformConfigSchema,
+  UpstreamOidcClient,
+  type Platform,
+  type RoleApp,
+} from '@tessera/platform';
 import { createPostgresTestDatabase, LogCapture } from '@tessera/platform/testing';
 import { PostgresIdentityStore } from '@tessera/identity';
 import { startDevIdentityProvider } from '@tessera/dev-idp';
-import { createTokenService, prepareTokenService, registerTokenServiceRoutes, type TokenServiceConfig } from '../src/index.js';
+import {
+  createTokenService,
+  prepareTokenService,
+  registerTokenServiceRoutes,
+  type TokenServiceConfig,
+} from '../src/index.js';
 import { migrations, RP_REDIRECT, RP_SECRET, testTokenServiceConfig, type DevIdp } from './support/harness.js';
 import { UserAgent } from './support/user-agent.js';
 
@@ -41,7 +54,13 @@ describe('a restart between authorization and code exchange (postgres)', () => {
     const ctx = createTokenService(platform, tsConfig, {
       identities: new PostgresIdentityStore({ keys: platform.keys, clock: platform.clock, serviceClaim: 'service_id' }),
       wallet: null,
-      upstream: new UpstreamOidcClient({ issuer: idp.issuer, clientId: 'tessera-federation', clientSecret: 'federation-secret', scopes: ['openid', 'email', 'service_id'], timeoutSeconds: 3 }),
+      upstream: new UpstreamOidcClient({
+        issuer: idp.issuer,
+        clientId: 'tessera-federation',
+        clientSecret: 'federation-secret',
+        scopes: ['openid', 'email', 'service_id'],
+        timeoutSeconds: 3,
+      }),
     });
     const app = await createRoleApp(platform, { role: 'token-internal', title: 'Token service', family: 'oauth' });
     await registerTokenServiceRoutes(app, ctx);
@@ -62,7 +81,13 @@ describe('a restart between authorization and code exchange (postgres)', () => {
     port = await freePort();
     idp = await startDevIdentityProvider({
       port: 0,
-      clients: [{ clientId: 'tessera-federation', clientSecret: 'federation-secret', redirectUris: [`http://127.0.0.1:${port}/federation/callback`] }],
+      clients: [
+        {
+          clientId: 'tessera-federation',
+          clientSecret: 'federation-secret',
+          redirectUris: [`http://127.0.0.1:${port}/federation/callback`],
+        },
+      ],
     });
   });
   afterAll(async () => {
@@ -73,7 +98,9 @@ describe('a restart between authorization and code exchange (postgres)', () => {
 
   it('exchanges, after a restart, a code issued before it; and a login started before it completes after it', async () => {
     const issuer = await start();
-    const rp = await client.discovery(new URL(issuer), 'demo-rp', RP_SECRET, undefined, { execute: [client.allowInsecureRequests] });
+    const rp = await client.discovery(new URL(issuer), 'demo-rp', RP_SECRET, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
     const verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(rp, {
       redirect_uri: RP_REDIRECT,
@@ -94,7 +121,11 @@ describe('a restart between authorization and code exchange (postgres)', () => {
     // And again between the authorization response and the code exchange.
     await stop();
     await start();
-    const tokens = await client.authorizationCodeGrant(rp, new URL(back.url), { pkceCodeVerifier: verifier, expectedState: 'st-restart', expectedNonce: 'n-restart' });
+    const tokens = await client.authorizationCodeGrant(rp, new URL(back.url), {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st-restart',
+      expectedNonce: 'n-restart',
+    });
     expect(tokens.claims()).toMatchObject({ iss: issuer, aud: 'demo-rp', email: user.claims.email });
     expect(tokens.refresh_token).toBeTruthy();
     const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token!);

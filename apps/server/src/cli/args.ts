@@ -19,7 +19,11 @@ export function parseArgs(argv: string[]): CliArgs {
       if (next === undefined) throw new Error(`${name} needs a value`);
       return next;
     };
-    if (a === '--roles' || a.startsWith('--roles=')) args.roles = value('--roles').split(',').map((s) => s.trim()).filter(Boolean);
+    if (a === '--roles' || a.startsWith('--roles='))
+      args.roles = value('--roles')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (a === '--config' || a.startsWith('--config=')) args.configFile = value('--config');
     else if (a === '--tenant' || a.startsWith('--tenant=')) (args.tenants ??= []).push(value('--tenant'));
     else if (args.command === 'identity-keys' && args.action === undefined && !a.startsWith('-')) args.action = a;

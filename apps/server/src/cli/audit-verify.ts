@@ -12,7 +12,9 @@ export async function runAuditVerifyCommand(config: ServerConfig, tenants: strin
       if (result.ok) console.log(`${tenantId}: ok (${result.events} events, ${result.checkpoints} checkpoints)`);
       else {
         broken++;
-        console.log(`${tenantId}: BROKEN at seq ${result.firstBroken.seq} (event ${result.firstBroken.eventId}): ${result.firstBroken.reason}`);
+        console.log(
+          `${tenantId}: BROKEN at seq ${result.firstBroken.seq} (event ${result.firstBroken.eventId}): ${result.firstBroken.reason}`,
+        );
       }
     }
     return broken === 0 ? 0 : 2;

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createPlatform, type Command, type Principal } from '@tessera/platform';
-import { KeyMigrationRunner, resumeKeyMigration, rollbackKeyMigration, startKeyMigration, type KeyMigrationCommandInput } from '@tessera/identity';
+import {
+  KeyMigrationRunner,
+  resumeKeyMigration,
+  rollbackKeyMigration,
+  startKeyMigration,
+  type KeyMigrationCommandInput,
+} from '@tessera/identity';
 import type { ServerConfig } from '../config.js';
 import { allMigrations } from '../migrations.js';
 
@@ -20,7 +26,11 @@ const operator = (config: ServerConfig): Principal => ({
  * data-encryption and HMAC keys by re-encrypting and re-indexing every record in batches, through the identity
  * context's commands. Ctrl-C stops between batches; `resume` continues where it stopped.
  */
-export async function runIdentityKeysCommand(config: ServerConfig, action: string | undefined, tenants: string[] | undefined): Promise<number> {
+export async function runIdentityKeysCommand(
+  config: ServerConfig,
+  action: string | undefined,
+  tenants: string[] | undefined,
+): Promise<number> {
   if (!action || !['start', 'resume', 'rollback'].includes(action) || !tenants || tenants.length !== 1) {
     console.error('usage: npm run identity-keys -- start|resume|rollback --tenant <id>');
     return 2;
@@ -39,9 +49,16 @@ export async function runIdentityKeysCommand(config: ServerConfig, action: strin
       softDeleteDays: config.identity.retention.softDeleteDays,
       logger: platform.logger,
     });
-    const make = action === 'start' ? startKeyMigration : action === 'resume' ? resumeKeyMigration : rollbackKeyMigration;
+    const make =
+      action === 'start' ? startKeyMigration : action === 'resume' ? resumeKeyMigration : rollbackKeyMigration;
     const command = make(runner) as unknown as Command<KeyMigrationCommandInput, { status: string }>;
-    const ctx = { tenantId: tenants[0]!, principal: operator(config), correlationId: randomUUID(), trace: null, log: platform.logger };
+    const ctx = {
+      tenantId: tenants[0]!,
+      principal: operator(config),
+      correlationId: randomUUID(),
+      trace: null,
+      log: platform.logger,
+    };
     const record = await platform.commands.execute(command, ctx, { signal: abort.signal });
     console.log(JSON.stringify(record, null, 2));
     return record.status === 'COMPLETED' || record.status === 'ROLLED_BACK' ? 0 : 1;

@@ -14,7 +14,11 @@ export const bridgeRole: RoleDefinition = {
       register: async (app, platform, contexts) => {
         registerAuditRoutes(app, platform);
         const services = contexts.bridge();
-        await registerBridgeRoutes(app, platform, { config: services.config, identities: services.identities, services });
+        await registerBridgeRoutes(app, platform, {
+          config: services.config,
+          identities: services.identities,
+          services,
+        });
       },
     },
   ],

@@ -23,7 +23,8 @@ export const tokenRole: RoleDefinition = {
       name: 'token-external',
       port: config.server.ports.tokenExternal,
       app: { title: 'Tessera token service (external)', family: 'oauth' },
-      register: async (app, _platform, contexts) => registerTokenServiceRoutes(app, await contexts.token(), { internal: false }),
+      register: async (app, _platform, contexts) =>
+        registerTokenServiceRoutes(app, await contexts.token(), { internal: false }),
     },
   ],
 };

@@ -59,7 +59,10 @@ export function exportSharedHmacKeyCommand(
   return defineCommand({
     id: EXPORT_SHARED_HMAC_KEY,
     access: 'admin',
-    businessIds: (input, output) => ({ which: input.which ?? 'current', ...(output ? { hmacVersion: String(output.version) } : {}) }),
+    businessIds: (input, output) => ({
+      which: input.which ?? 'current',
+      ...(output ? { hmacVersion: String(output.version) } : {}),
+    }),
     run: (ctx, input) => exportSharedHmacKey(deps, ctx.tenantId, input.which ?? 'current'),
   });
 }

@@ -65,7 +65,12 @@ export interface KeyMigrationRecord extends KeyMigrationCounters {
   error: string | null;
 }
 
-export const NO_COUNTS: KeyMigrationCounters = { recordsProcessed: 0, recordsFailed: 0, recordsSkipped: 0, recordsPurged: 0 };
+export const NO_COUNTS: KeyMigrationCounters = {
+  recordsProcessed: 0,
+  recordsFailed: 0,
+  recordsSkipped: 0,
+  recordsPurged: 0,
+};
 
 export function addCounts(a: KeyMigrationCounters, b: KeyMigrationCounters): KeyMigrationCounters {
   return {

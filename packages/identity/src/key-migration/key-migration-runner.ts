@@ -31,7 +31,12 @@ import {
   promoteNextForms,
   writeNextForms,
 } from '../storage/rekey-rows.js';
-import { appendMigrationEvent, KEY_MIGRATION_EVENTS, type AuditContext, type KeyMigrationEvent } from './migration-audit.js';
+import {
+  appendMigrationEvent,
+  KEY_MIGRATION_EVENTS,
+  type AuditContext,
+  type KeyMigrationEvent,
+} from './migration-audit.js';
 import { rekeyBatch } from './rekey-batch.js';
 
 export const DEFAULT_MIGRATION_BATCH_SIZE = 500;
@@ -75,7 +80,8 @@ export class KeyMigrationRunner {
     this.forms = new IdentityForms(this.crypto, options.serviceClaim);
     this.batchSize = options.batchSize ?? DEFAULT_MIGRATION_BATCH_SIZE;
     this.softDeleteDays = options.softDeleteDays ?? 30;
-    if (!Number.isInteger(this.batchSize) || this.batchSize < 1) throw new Error('batchSize must be a positive integer');
+    if (!Number.isInteger(this.batchSize) || this.batchSize < 1)
+      throw new Error('batchSize must be a positive integer');
   }
 
   /** Opens a migration to new key versions and runs it. `conflict` when one is open already. */
@@ -203,7 +209,8 @@ export class KeyMigrationRunner {
    */
   private async finish(tenantId: string, state: MigrationState, run: RunOptions): Promise<KeyMigrationRecord> {
     const incomplete = await this.options.db.withTenant(tenantId, (sql) => countIncomplete(sql));
-    if (incomplete > 0) return this.fail(tenantId, state, `incomplete: ${incomplete} records remain under the old keys`, run);
+    if (incomplete > 0)
+      return this.fail(tenantId, state, `incomplete: ${incomplete} records remain under the old keys`, run);
     await this.activate(tenantId, state.record.to);
     const done = await this.options.db.withTenant(tenantId, async (sql) => {
       await lockKeyContextExclusive(sql, tenantId);
@@ -222,7 +229,12 @@ export class KeyMigrationRunner {
   }
 
   /** Best effort: with the database gone the migration stays IN_PROGRESS, which a resume handles the same way. */
-  private async fail(tenantId: string, state: MigrationState, error: string, run: RunOptions): Promise<KeyMigrationRecord> {
+  private async fail(
+    tenantId: string,
+    state: MigrationState,
+    error: string,
+    run: RunOptions,
+  ): Promise<KeyMigrationRecord> {
     try {
       const failed = await this.options.db.withTenant(tenantId, (sql) =>
         setMigrationStatus(sql, state.record.id, 'FAILED', { now: this.options.clock.now(), error }),
@@ -267,6 +279,8 @@ const noOpenMigration = () => new AppError('not_found', 'No key migration is ope
 
 /** The stored reason: a code and our own message, never a driver's detail (which may quote values). */
 function describe(error: unknown): string {
-  const text = isAppError(error) ? `${error.code}: ${error.message}` : `error: ${(error as Error)?.message ?? String(error)}`;
+  const text = isAppError(error)
+    ? `${error.code}: ${error.message}`
+    : `error: ${(error as Error)?.message ?? String(error)}`;
   return text.slice(0, MAX_ERROR_LENGTH);
 }

@@ -26,7 +26,14 @@ export async function rekeyBatch(
   purgeBefore: Date,
 ): Promise<RekeyOutcome> {
   const counts = { ...NO_COUNTS };
-  const writes: NextFormWrites = { claims: [], identifiers: [], wallet: [], federation: [], purgeWallet: [], purgeFederation: [] };
+  const writes: NextFormWrites = {
+    claims: [],
+    identifiers: [],
+    wallet: [],
+    federation: [],
+    purgeWallet: [],
+    purgeFederation: [],
+  };
   const expired = (row: { soft_deleted_at: Date | string | null }) =>
     row.soft_deleted_at !== null && new Date(row.soft_deleted_at).getTime() <= purgeBefore.getTime();
 

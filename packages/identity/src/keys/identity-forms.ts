@@ -40,8 +40,18 @@ export class IdentityForms {
     private readonly serviceClaim: string,
   ) {}
 
-  async claims(unit: TenantUnit, versions: KeyVersions, identityId: string, claims: Record<string, unknown>): Promise<ClaimForms> {
-    const sealed = await this.crypto.seal(unit, versions.dek, JSON.stringify(claims), claimsAad(unit.tenantId, identityId));
+  async claims(
+    unit: TenantUnit,
+    versions: KeyVersions,
+    identityId: string,
+    claims: Record<string, unknown>,
+  ): Promise<ClaimForms> {
+    const sealed = await this.crypto.seal(
+      unit,
+      versions.dek,
+      JSON.stringify(claims),
+      claimsAad(unit.tenantId, identityId),
+    );
     const identifiers = await Promise.all(
       claimIdentifiers(claims, this.serviceClaim).map(async ({ type, value }) => ({
         type,
@@ -53,7 +63,13 @@ export class IdentityForms {
     return { sealed, identifiers };
   }
 
-  async wallet(unit: TenantUnit, versions: KeyVersions, bindingId: string, holderKey: string, live: boolean): Promise<WalletForms> {
+  async wallet(
+    unit: TenantUnit,
+    versions: KeyVersions,
+    bindingId: string,
+    holderKey: string,
+    live: boolean,
+  ): Promise<WalletForms> {
     const sealed = await this.crypto.seal(unit, versions.dek, holderKey, holderKeyAad(unit.tenantId, bindingId));
     if (!live) return { sealed, identifiers: [] };
     const mac = await this.crypto.mac(unit, versions.hmac, holderKey);

@@ -1,11 +1,6 @@
 import { AppError } from '@tessera/platform';
 import type { TenantUnit } from '../identity-store.js';
-import {
-  insertKeyState,
-  lockKeyContextShared,
-  readKeyContext,
-  type KeyContext,
-} from '../storage/key-state-store.js';
+import { insertKeyState, lockKeyContextShared, readKeyContext, type KeyContext } from '../storage/key-state-store.js';
 import type { IdentityCrypto } from './identity-crypto.js';
 
 /**

@@ -89,7 +89,16 @@ export async function insertFederationBinding(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
      ON CONFLICT DO NOTHING
      RETURNING binding_id`,
-    [row.bindingId, row.identityId, row.issuer, row.mac, row.sealed, row.next?.mac ?? null, row.next?.sealed ?? null, row.now],
+    [
+      row.bindingId,
+      row.identityId,
+      row.issuer,
+      row.mac,
+      row.sealed,
+      row.next?.mac ?? null,
+      row.next?.sealed ?? null,
+      row.now,
+    ],
   );
   return result.rows.length > 0;
 }

@@ -24,7 +24,13 @@ export async function insertIdentifiers(
      ON CONFLICT DO NOTHING`,
     [
       JSON.stringify(
-        rows.map((r) => ({ identity_id: r.identityId, type: r.type, key_version: r.version, mac: r.mac, binding_id: r.bindingId })),
+        rows.map((r) => ({
+          identity_id: r.identityId,
+          type: r.type,
+          key_version: r.version,
+          mac: r.mac,
+          binding_id: r.bindingId,
+        })),
       ),
     ],
   );

@@ -44,7 +44,13 @@ export async function insertIdentity(
   );
 }
 
-export async function replaceClaims(sql: Sql, id: string, sealed: string, nextSealed: string | null, now: Date): Promise<void> {
+export async function replaceClaims(
+  sql: Sql,
+  id: string,
+  sealed: string,
+  nextSealed: string | null,
+  now: Date,
+): Promise<void> {
   await sql.query(
     `UPDATE identities SET encrypted_claims = $2, next_encrypted_claims = $3, updated_at = $4
       WHERE internal_identity_id = $1`,

@@ -64,7 +64,9 @@ export class PostgresIdentityStore implements IdentityStore {
     const macs = await this.forms.lookupMacs(unit, await this.context(unit), holderKey);
     const binding = await liveWalletBinding(unit.sql, macs);
     if (!binding) return null;
-    await this.recordUse(unit, binding.identityId, () => touchWalletBinding(unit.sql, binding.bindingId, this.clock.now()));
+    await this.recordUse(unit, binding.identityId, () =>
+      touchWalletBinding(unit.sql, binding.bindingId, this.clock.now()),
+    );
     return this.get(unit, binding.identityId);
   }
 
@@ -97,7 +99,9 @@ export class PostgresIdentityStore implements IdentityStore {
     queries: readonly IdentifierHashQuery[],
   ): Promise<PromiseSettledResult<IdentityRecord[]>[]> {
     const checked = queries.map((q) => settle(() => checkHashQuery(q)));
-    const probes = queries.flatMap((q, i) => (checked[i]!.status === 'fulfilled' ? [{ type: q.type, mac: q.hash }] : []));
+    const probes = queries.flatMap((q, i) =>
+      checked[i]!.status === 'fulfilled' ? [{ type: q.type, mac: q.hash }] : [],
+    );
     const positions = queries.flatMap((_, i) => (checked[i]!.status === 'fulfilled' ? [i] : []));
     const rows = await identitiesByMacs(unit.sql, probes);
     const byQuery = new Map<number, IdentityRow[]>();
@@ -196,12 +200,18 @@ export class PostgresIdentityStore implements IdentityStore {
       now: this.clock.now(),
     });
     const rows = [...current.identifiers, ...(next?.identifiers ?? [])];
-    const inserted = await insertIdentifiers(unit.sql, rows.map((f) => ({ ...f, identityId: internalIdentityId })));
+    const inserted = await insertIdentifiers(
+      unit.sql,
+      rows.map((f) => ({ ...f, identityId: internalIdentityId })),
+    );
     if (inserted === rows.length) return;
     // A concurrent transaction bound the same key first (the unique KEY index kept ours out): undo and answer as
     // if we had seen it.
     await deleteWalletBinding(unit.sql, bindingId);
-    const winner = await liveWalletBinding(unit.sql, rows.map((r) => r.mac));
+    const winner = await liveWalletBinding(
+      unit.sql,
+      rows.map((r) => r.mac),
+    );
     assertSameIdentity(winner?.identityId ?? null, internalIdentityId, 'wallet holder key');
   }
 
@@ -255,10 +265,9 @@ export class PostgresIdentityStore implements IdentityStore {
   }
 
   private async toRecord(unit: TenantUnit, row: IdentityRow): Promise<IdentityRecord> {
-    const claims = JSON.parse(await this.forms.openClaims(unit, row.internal_identity_id, row.encrypted_claims)) as Record<
-      string,
-      unknown
-    >;
+    const claims = JSON.parse(
+      await this.forms.openClaims(unit, row.internal_identity_id, row.encrypted_claims),
+    ) as Record<string, unknown>;
     return {
       internalIdentityId: row.internal_identity_id,
       claims,
@@ -301,7 +310,9 @@ function settle(fn: () => void): PromiseSettledResult<void> {
 
 function assertIdentifierType(type: unknown): asserts type is IdentifierType {
   if (!isIdentifierType(type))
-    throw new AppError('invalid_request', 'identifierType must be KEY, SERVICE_ID or EPPN.', { field: 'identifierType' });
+    throw new AppError('invalid_request', 'identifierType must be KEY, SERVICE_ID or EPPN.', {
+      field: 'identifierType',
+    });
 }
 
 function assertSameIdentity(holder: string | null, requested: string, what: string): void {

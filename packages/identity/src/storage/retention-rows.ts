@@ -16,7 +16,11 @@ export interface RetentionCounts {
  * binding's KEY index rows go at once: a soft-deleted binding answers no lookup, and the holder key may be bound
  * again.
  */
-export async function softDeleteInactive(sql: Sql, inactiveBefore: Date, now: Date): Promise<Pick<RetentionCounts, 'walletSoftDeleted' | 'federationSoftDeleted'>> {
+export async function softDeleteInactive(
+  sql: Sql,
+  inactiveBefore: Date,
+  now: Date,
+): Promise<Pick<RetentionCounts, 'walletSoftDeleted' | 'federationSoftDeleted'>> {
   const wallet = await sql.query<{ n: number | string }>(
     `WITH soft AS (
        UPDATE wallet_bindings SET soft_deleted_at = $2

@@ -156,7 +156,9 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
   if (hasPrivateMembers(jwkObject)) throw invalidProof('private_jwk', 'DPoP proof jwk must not contain a private key');
 
   // ES256 and ES384 (the defaults) take the fast path; other asymmetric algorithms a server allowed go through jose.
-  const jwkThumbprint = FAST_ALGS.has(alg) ? verifyProofSignature(proof, jwkObject, alg) : await verifyWithJose(proof, jwkObject, alg);
+  const jwkThumbprint = FAST_ALGS.has(alg)
+    ? verifyProofSignature(proof, jwkObject, alg)
+    : await verifyWithJose(proof, jwkObject, alg);
 
   const payload = readClaims(decoded.payload);
   if (payload.htm !== options.httpMethod)

@@ -24,7 +24,13 @@ function publicKeyFor(jwk: Record<string, unknown>, alg: string, thumbprint: str
   let key = keys.get(thumbprint);
   if (key) return key;
   const expected = HASH[alg];
-  if (!expected || jwk.kty !== 'EC' || jwk.crv !== expected.crv || typeof jwk.x !== 'string' || typeof jwk.y !== 'string') {
+  if (
+    !expected ||
+    jwk.kty !== 'EC' ||
+    jwk.crv !== expected.crv ||
+    typeof jwk.x !== 'string' ||
+    typeof jwk.y !== 'string'
+  ) {
     throw invalidProof('invalid_jwk', 'DPoP proof jwk is not a usable public key for its alg');
   }
   try {
@@ -43,8 +49,14 @@ export function verifyProofSignature(proof: string, jwk: Record<string, unknown>
   const key = publicKeyFor(jwk, alg, thumbprint);
   const dot = proof.lastIndexOf('.');
   const signature = Buffer.from(proof.slice(dot + 1), 'base64url');
-  if (signature.length !== HASH[alg]!.size) throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
-  const ok = verify(HASH[alg]!.hash, Buffer.from(proof.slice(0, dot), 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, signature);
+  if (signature.length !== HASH[alg]!.size)
+    throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
+  const ok = verify(
+    HASH[alg]!.hash,
+    Buffer.from(proof.slice(0, dot), 'ascii'),
+    { key, dsaEncoding: 'ieee-p1363' },
+    signature,
+  );
   if (!ok) throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
   return thumbprint;
 }

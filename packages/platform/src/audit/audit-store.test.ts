@@ -243,7 +243,9 @@ describe.each(DATABASE_KINDS)('AuditStore (%s)', (kind) => {
     expect([counting.tenantUnits, counting.sessionUnits]).toEqual([5, 3]);
     const events = await chain('known-head');
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    expect(events.map((e) => e.correlationId)).toEqual([0, 10, 20, 30, 40].flatMap((base) => Array.from({ length: 5 }, (_, i) => `corr-${base + i}`)));
+    expect(events.map((e) => e.correlationId)).toEqual(
+      [0, 10, 20, 30, 40].flatMap((base) => Array.from({ length: 5 }, (_, i) => `corr-${base + i}`)),
+    );
     expect(await a.verify('known-head')).toEqual({ ok: true, events: 25, checkpoints: 0 });
   });
 

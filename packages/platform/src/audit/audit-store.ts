@@ -287,7 +287,9 @@ export class AuditStore implements AuditLog {
     let written: AuditEvent[];
     try {
       const events = batch.map((w) => w.event);
-      written = (queue.head && (await this.appendAfterKnownHead(tenantId, queue.head, events))) || (await this.writeBatch(tenantId, events));
+      written =
+        (queue.head && (await this.appendAfterKnownHead(tenantId, queue.head, events))) ||
+        (await this.writeBatch(tenantId, events));
       const last = written[written.length - 1]!;
       queue.head = { seq: last.seq, hash: last.hash };
     } catch (error) {
@@ -322,13 +324,11 @@ export class AuditStore implements AuditLog {
     const chained = chain(head, events);
     const last = chained[chained.length - 1]!;
     const result = await this.options.db.withTenantSession(tenantId, (sql) =>
-      sql.query<{ moved: number; appended: number }>(APPEND_AFTER_KNOWN_HEAD, [
-        JSON.stringify(chained.map(toRow)),
-        last.seq,
-        last.hash,
-        head.seq,
-        head.hash,
-      ], { prepareAs: 'audit.append-after-known-head' }),
+      sql.query<{ moved: number; appended: number }>(
+        APPEND_AFTER_KNOWN_HEAD,
+        [JSON.stringify(chained.map(toRow)), last.seq, last.hash, head.seq, head.hash],
+        { prepareAs: 'audit.append-after-known-head' },
+      ),
     );
     const row = result.rows[0];
     if (!row || row.moved !== 1) return null;

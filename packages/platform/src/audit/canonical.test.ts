@@ -98,8 +98,17 @@ describe('canonicalEvent', () => {
         result: pick(['success', 'failure', 'denied'] as const, i),
         correlationId: pick([null, 'c-1', pick(texts, i + 3)], i + 1),
         traceId: pick([null, undefined, '4bf92f3577b34da6a3ce929d0e0e4736'], i) as string | null,
-        businessIds: i % 4 === 0 ? {} : ({ zeta: pick(texts, i), alpha: `id-${i}`, Mixed: 'M' } as Record<string, string>),
-        details: (i % 5 === 0 ? {} : { z: [3, 1, { b: 2, a: pick(texts, i + 4) }], a: i % 2 === 0, m: null, u: undefined, n: i / 3 }) as HashedEventFields['details'],
+        businessIds:
+          i % 4 === 0 ? {} : ({ zeta: pick(texts, i), alpha: `id-${i}`, Mixed: 'M' } as Record<string, string>),
+        details: (i % 5 === 0
+          ? {}
+          : {
+              z: [3, 1, { b: 2, a: pick(texts, i + 4) }],
+              a: i % 2 === 0,
+              m: null,
+              u: undefined,
+              n: i / 3,
+            }) as HashedEventFields['details'],
       };
       expect(canonicalEvent(event)).toBe(canonicalEventReference(event));
     }

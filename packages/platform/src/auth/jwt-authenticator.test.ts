@@ -449,7 +449,11 @@ describe('JwtAuthenticator: verified tokens remembered', () => {
 
   it('keeps at most the configured number of tokens, dropping the oldest', async () => {
     const auth = authenticator(jwks.jwksUri, { verifiedCacheEntries: 2 });
-    const tokens = [await sign(rsa, claims({ sub: 'a' })), await sign(rsa, claims({ sub: 'b' })), await sign(rsa, claims({ sub: 'c' }))];
+    const tokens = [
+      await sign(rsa, claims({ sub: 'a' })),
+      await sign(rsa, claims({ sub: 'b' })),
+      await sign(rsa, claims({ sub: 'c' })),
+    ];
     const first = [];
     for (const t of tokens) first.push(await auth.authenticate(t));
     expect((await auth.authenticate(tokens[2]!)).principal).toBe(first[2]!.principal);

@@ -1,4 +1,13 @@
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type CompactJWSHeaderParameters, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  jwtVerify,
+  errors as joseErrors,
+  type CompactJWSHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { AppError } from '../errors/index.js';
 import type { Principal } from './principal.js';
 
@@ -30,7 +39,19 @@ export interface JwtAuthenticatorOptions {
 
 // A kid is an opaque string, but one that could be a path or a query is refused before any key lookup.
 const SAFE_KID = /^[A-Za-z0-9._:~+=-]{1,200}$/;
-const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+const ASYMMETRIC = new Set([
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+]);
 
 const invalidToken = (message: string, cause?: unknown) =>
   new AppError('invalid_token', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` }, cause });
@@ -145,7 +166,8 @@ export class JwtAuthenticator {
       throw invalidToken('The access token is malformed.', cause);
     }
     if (!header.alg || !ASYMMETRIC.has(header.alg)) throw invalidToken('The access token algorithm is not accepted.');
-    if (header.kid !== undefined && !SAFE_KID.test(header.kid)) throw invalidToken('The access token key id is not accepted.');
+    if (header.kid !== undefined && !SAFE_KID.test(header.kid))
+      throw invalidToken('The access token key id is not accepted.');
     const issuer = this.options.issuers.find((i) => i.issuer === unverified.iss);
     if (!issuer) throw invalidToken('The access token issuer is not trusted.');
     if (!issuer.algorithms.includes(header.alg)) throw invalidToken('The access token algorithm is not accepted.');
@@ -174,14 +196,23 @@ export class JwtAuthenticator {
       throw invalidToken(expired ? 'The access token has expired.' : 'The access token is invalid.', cause);
     }
     const verified = { principal: this.toPrincipal(payload, issuer), payload };
-    this.verified.set(token, { value: verified, issuer, header: header as CompactJWSHeaderParameters, key: usedKey }, (payload.exp! + this.options.clockToleranceSeconds) * 1000);
+    this.verified.set(
+      token,
+      { value: verified, issuer, header: header as CompactJWSHeaderParameters, key: usedKey },
+      (payload.exp! + this.options.clockToleranceSeconds) * 1000,
+    );
     return verified;
   }
 
   private toPrincipal(payload: JWTPayload, issuer: TrustedIssuer): Principal {
     const list = (v: unknown): string[] =>
-      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? v.split(' ').filter(Boolean) : [];
-    const clientId = typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : null;
+      Array.isArray(v)
+        ? v.filter((x): x is string => typeof x === 'string')
+        : typeof v === 'string'
+          ? v.split(' ').filter(Boolean)
+          : [];
+    const clientId =
+      typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : null;
     const tenant = payload[this.options.tenantClaim];
     return {
       id: payload.sub!,

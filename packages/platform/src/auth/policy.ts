@@ -50,13 +50,18 @@ export class RolePolicy implements PolicyDecisionPoint {
     if (!principal) return { allow: false, reason: 'unauthenticated' };
     const roles = principal.roles;
     if (roles.includes(this.options.platformAdminRole)) return { allow: true, reason: 'platform_admin' };
-    if (principal.tenantId !== null && principal.tenantId !== tenantId) return { allow: false, reason: 'foreign_tenant' };
+    if (principal.tenantId !== null && principal.tenantId !== tenantId)
+      return { allow: false, reason: 'foreign_tenant' };
     if (requiredScope !== undefined) {
-      return principal.scopes.includes(requiredScope) ? { allow: true, reason: 'scope' } : { allow: false, reason: 'missing_scope' };
+      return principal.scopes.includes(requiredScope)
+        ? { allow: true, reason: 'scope' }
+        : { allow: false, reason: 'missing_scope' };
     }
     const override = this.options.actionRoles?.[action];
     if (override) {
-      return override.some((r) => roles.includes(r)) ? { allow: true, reason: 'action_role' } : { allow: false, reason: 'missing_action_role' };
+      return override.some((r) => roles.includes(r))
+        ? { allow: true, reason: 'action_role' }
+        : { allow: false, reason: 'missing_action_role' };
     }
     switch (access) {
       case 'read':

@@ -56,7 +56,9 @@ export class CommandBus {
       });
       runCtx.log.info({ reason: decision.reason }, 'authorization denied');
       if (decision.reason === 'unauthenticated') {
-        throw new AppError('unauthenticated', 'Authentication is required.', { headers: { 'www-authenticate': 'Bearer' } });
+        throw new AppError('unauthenticated', 'Authentication is required.', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
       }
       if (decision.reason === 'missing_scope') {
         throw new AppError('insufficient_scope', 'The token lacks the scope this action needs.', {

@@ -74,7 +74,12 @@ function deepMerge(base: Record<string, unknown>, extra: Record<string, unknown>
   for (const [k, v] of Object.entries(extra)) {
     const prev = out[k];
     out[k] =
-      typeof v === 'object' && v !== null && !Array.isArray(v) && typeof prev === 'object' && prev !== null && !Array.isArray(prev)
+      typeof v === 'object' &&
+      v !== null &&
+      !Array.isArray(v) &&
+      typeof prev === 'object' &&
+      prev !== null &&
+      !Array.isArray(prev)
         ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
         : v;
   }
@@ -95,7 +100,8 @@ function readFile(file: string): Record<string, unknown> {
     throw new ConfigError('TESSERA_CONFIG', `cannot parse configuration file ${file}: ${(cause as Error).message}`);
   }
   if (parsed === null || parsed === undefined) return {};
-  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError('TESSERA_CONFIG', 'the file must hold an object');
+  if (typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError('TESSERA_CONFIG', 'the file must hold an object');
   return parsed as Record<string, unknown>;
 }
 
@@ -106,7 +112,11 @@ function fromEnv(env: NodeJS.ProcessEnv, bindings: EnvBinding[]): Record<string,
     if (raw === undefined || raw === '') continue;
     let value: unknown = raw;
     if (binding.map) value = binding.map(raw);
-    else if (binding.kind === 'list') value = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    else if (binding.kind === 'list')
+      value = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (binding.kind === 'json') value = parseJsonEnv(binding.env, raw);
     setPath(out, binding.key, value);
   }
@@ -152,7 +162,12 @@ export function loadConfig<S extends TSchema>(schema: S, options: LoadConfigOpti
     }
     const key = toDotted(first.instancePath);
     const unknownKey = first.keyword === 'boolean' && first.message === 'schema is false';
-    throw new ConfigError(key, unknownKey ? 'is not a known key' : `${first.message} (got ${JSON.stringify(valueAt(withDefaults, first.instancePath))})`);
+    throw new ConfigError(
+      key,
+      unknownKey
+        ? 'is not a known key'
+        : `${first.message} (got ${JSON.stringify(valueAt(withDefaults, first.instancePath))})`,
+    );
   }
   return withDefaults as Static<S>;
 }

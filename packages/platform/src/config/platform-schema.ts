@@ -5,7 +5,16 @@ import Type, { type Static } from 'typebox';
  * names carry their unit (`...Seconds`, `...Bytes`). Bounded contexts add their own sections in the
  * composition root (apps/server/src/config.ts).
  */
-export const RoleNames = ['bridge', 'token', 'portal', 'designs', 'issuance', 'status-lists', 'parties', 'signing'] as const;
+export const RoleNames = [
+  'bridge',
+  'token',
+  'portal',
+  'designs',
+  'issuance',
+  'status-lists',
+  'parties',
+  'signing',
+] as const;
 export type RoleName = (typeof RoleNames)[number];
 
 const Port = (defaultPort: number) => Type.Integer({ minimum: 0, maximum: 65535, default: defaultPort });
@@ -13,7 +22,9 @@ const Port = (defaultPort: number) => Type.Integer({ minimum: 0, maximum: 65535,
 export const PlatformConfigSchema = Type.Object(
   {
     /** development enables generated keys, the demo tenant and the embedded database; production refuses them unless configured. */
-    profile: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+    profile: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+      default: 'development',
+    }),
     roles: Type.Array(
       Type.Union([
         Type.Literal('bridge'),
@@ -86,7 +97,9 @@ export const PlatformConfigSchema = Type.Object(
         /** Tenant used when neither the token nor the Host header names one. */
         defaultTenant: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })),
         /** Host name (without port) → tenant id. */
-        hostMappings: Type.Record(Type.String(), Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), { default: {} }),
+        hostMappings: Type.Record(Type.String(), Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), {
+          default: {},
+        }),
         /** JWT claim that names the tenant. */
         jwtClaim: Type.String({ default: 'tenant_id' }),
         /** Tenants ensured at start (created when absent). */
@@ -116,7 +129,10 @@ export const PlatformConfigSchema = Type.Object(
               issuer: Type.String({ minLength: 1 }),
               jwksUri: Type.String({ minLength: 1 }),
               /** Accepted audiences: a token must name one of them. */
-              audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+              audience: Type.Union([
+                Type.String({ minLength: 1 }),
+                Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+              ]),
               algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'PS256', 'EdDSA'] }),
             },
             { additionalProperties: false },

@@ -11,7 +11,9 @@ describe.each(DATABASE_KINDS)('database (%s)', (kind) => {
       const a = await t.db.withTenant('alpha', (sql) => sql.query(`SELECT * FROM audit_heads`));
       expect(a.rows).toEqual([{ tenant_id: 'alpha', seq: 1, hash: 'a' }]);
       await expect(
-        t.db.withTenant('alpha', (sql) => sql.query(`INSERT INTO audit_heads (tenant_id, seq, hash) VALUES ('beta', 3, 'x')`)),
+        t.db.withTenant('alpha', (sql) =>
+          sql.query(`INSERT INTO audit_heads (tenant_id, seq, hash) VALUES ('beta', 3, 'x')`),
+        ),
       ).rejects.toMatchObject({ code: 'not_found' });
       const all = await t.db.withPlatform((sql) => sql.query(`SELECT tenant_id FROM audit_heads ORDER BY tenant_id`));
       expect(all.rows.map((r) => r.tenant_id)).toEqual(['alpha', 'beta']);
@@ -29,18 +31,25 @@ describe.each(DATABASE_KINDS)('tenant session units (%s)', (kind) => {
       await t.db.withTenant('alpha', (sql) => sql.query(`INSERT INTO audit_heads (seq, hash) VALUES (1, 'a')`));
       await t.db.withTenant('beta', (sql) => sql.query(`INSERT INTO audit_heads (seq, hash) VALUES (2, 'b')`));
       const read = (tenant: string) =>
-        t.db.withTenantSession(tenant, async (sql) => (await sql.query<{ tenant_id: string }>(`SELECT tenant_id FROM audit_heads`)).rows);
+        t.db.withTenantSession(
+          tenant,
+          async (sql) => (await sql.query<{ tenant_id: string }>(`SELECT tenant_id FROM audit_heads`)).rows,
+        );
       // Interleaved units of both tenants, many at once, over a pool smaller than the number of units.
       const tenants = Array.from({ length: 60 }, (_, i) => (i % 3 === 0 ? 'beta' : 'alpha'));
       const results = await Promise.all(tenants.map((tenant) => read(tenant)));
       results.forEach((rows, i) => expect(rows).toEqual([{ tenant_id: tenants[i] }]));
       // Transactions and platform units on the same connections are not affected by the session setting.
-      expect((await t.db.withTenant('beta', (sql) => sql.query(`SELECT tenant_id FROM audit_heads`))).rows).toEqual([{ tenant_id: 'beta' }]);
+      expect((await t.db.withTenant('beta', (sql) => sql.query(`SELECT tenant_id FROM audit_heads`))).rows).toEqual([
+        { tenant_id: 'beta' },
+      ]);
       const all = await t.db.withPlatform((sql) => sql.query(`SELECT tenant_id FROM audit_heads ORDER BY tenant_id`));
       expect(all.rows.map((r) => r.tenant_id)).toEqual(['alpha', 'beta']);
       // Writes land in the session's tenant whatever the statement says.
       await expect(
-        t.db.withTenantSession('alpha', (sql) => sql.query(`INSERT INTO audit_heads (tenant_id, seq, hash) VALUES ('beta', 3, 'x')`)),
+        t.db.withTenantSession('alpha', (sql) =>
+          sql.query(`INSERT INTO audit_heads (tenant_id, seq, hash) VALUES ('beta', 3, 'x')`),
+        ),
       ).rejects.toMatchObject({ code: 'not_found' });
       expect(await read('alpha')).toEqual([{ tenant_id: 'alpha' }]);
       // A failing statement leaves the connection usable and still scoped.

@@ -22,7 +22,11 @@ export interface QueryOptions {
 }
 
 export interface Sql {
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(
+    text: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<R>>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }

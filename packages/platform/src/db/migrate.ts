@@ -12,7 +12,10 @@ export const sqlMigration = (id: string, file: URL): Migration => ({ id, sql: re
 export const platformMigrations: Migration[] = [
   sqlMigration('platform/0001_core', new URL('./migrations/0001_core.sql', import.meta.url)),
   sqlMigration('platform/0002_symmetric_keys', new URL('./migrations/0002_symmetric_keys.sql', import.meta.url)),
-  sqlMigration('platform/0003_indexable_tenant_policy', new URL('./migrations/0003_indexable_tenant_policy.sql', import.meta.url)),
+  sqlMigration(
+    'platform/0003_indexable_tenant_policy',
+    new URL('./migrations/0003_indexable_tenant_policy.sql', import.meta.url),
+  ),
 ];
 
 /** What the migration runner needs: a session as the login role (the owner of the schema). */

@@ -41,10 +41,16 @@ export const GENERIC_SERVER_ERROR = 'The server could not complete the request.'
 export function renderError(family: ApiFamily, error: AppError): Record<string, unknown> {
   const message = error.expose ? error.message : GENERIC_SERVER_ERROR;
   if (family === 'design' || family === 'party') {
-    const code = error.status >= 500 && error.code !== 'service_unavailable' ? 'UNKNOWN_ERROR' : (error.wireCode ?? DESIGN_CODES[error.code] ?? 'UNKNOWN_ERROR');
+    const code =
+      error.status >= 500 && error.code !== 'service_unavailable'
+        ? 'UNKNOWN_ERROR'
+        : (error.wireCode ?? DESIGN_CODES[error.code] ?? 'UNKNOWN_ERROR');
     return error.field === undefined ? { code, message } : { code, message, field: error.field };
   }
-  const code = error.status >= 500 && error.code !== 'service_unavailable' ? 'server_error' : (error.wireCode ?? OAUTH_CODES[error.code] ?? error.code);
+  const code =
+    error.status >= 500 && error.code !== 'service_unavailable'
+      ? 'server_error'
+      : (error.wireCode ?? OAUTH_CODES[error.code] ?? error.code);
   return error.field === undefined
     ? { error: code, error_description: message }
     : { error: code, error_description: message, field: error.field };

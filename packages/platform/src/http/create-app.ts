@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type RawServerDefault } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RawServerDefault,
+} from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -32,7 +39,13 @@ export interface RoleAppOptions {
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A role's Fastify app, typed with the TypeBox provider: route schemas type the handlers. */
-export type RoleApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type RoleApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 /**
  * Builds the Fastify app of one role with the platform middleware: correlation id and trace context, bearer
@@ -65,7 +78,10 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
       info: { title: options.title, version: config.build.version },
     },
     hideUntagged: false,
-    transform: ({ schema, url }) => ({ schema: (url.startsWith('/openapi') ? { ...schema, hide: true } : schema) as never, url }),
+    transform: ({ schema, url }) => ({
+      schema: (url.startsWith('/openapi') ? { ...schema, hide: true } : schema) as never,
+      url,
+    }),
   });
 
   app.decorateRequest('state', null as never);
@@ -91,7 +107,9 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     const authorization = headers.authorization;
     if (routeConfig.auth !== 'none' && authorization && BEARER.test(authorization)) {
       if (!platform.authenticator.configured) {
-        throw new AppError('invalid_token', 'No token issuer is configured for this API.', { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+        throw new AppError('invalid_token', 'No token issuer is configured for this API.', {
+          headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+        });
       }
       platform.authenticator.authenticate(authorization.slice(7).trim()).then((result) => {
         state.principal = result.principal;
@@ -138,7 +156,10 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     const key = `${options.role}:${state.tenantId ?? '-'}:${client}`;
     const { requestsPerWindow, windowSeconds } = config.rateLimit;
     if (limiter.consumeNow) rateLimitDecided(reply, limiter.consumeNow(key, requestsPerWindow, windowSeconds), done);
-    else limiter.consume(key, requestsPerWindow, windowSeconds).then((decision) => rateLimitDecided(reply, decision, done), done);
+    else
+      limiter
+        .consume(key, requestsPerWindow, windowSeconds)
+        .then((decision) => rateLimitDecided(reply, decision, done), done);
   }
 
   if (rateLimiting) {
@@ -146,8 +167,13 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     // every other route in onRequest (one hook less per request).
     app.addHook('onRoute', (route) => {
       if (typeof route.config?.rateLimit !== 'function') return;
-      const existing = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
-      route.preHandler = [...existing, (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => applyRateLimit(request, reply, done)];
+      const existing =
+        route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+      route.preHandler = [
+        ...existing,
+        (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) =>
+          applyRateLimit(request, reply, done),
+      ];
     });
   }
 
@@ -187,7 +213,10 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
         durationMs,
       });
     } else {
-      log.info({ method: request.method, route, status: reply.statusCode, duration_ms: durationMs }, 'request completed');
+      log.info(
+        { method: request.method, route, status: reply.statusCode, duration_ms: durationMs },
+        'request completed',
+      );
     }
     done();
   });
@@ -199,7 +228,9 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
   });
 
   registerOperationalRoutes(app, platform, options.readiness ?? []);
-  app.get('/openapi.json', { config: { tenant: 'none', rateLimit: false }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { tenant: 'none', rateLimit: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
   return app;
 }
 
@@ -226,7 +257,11 @@ interface RouteRecord {
 // Module-level rather than closures made per request: each closure also costs a name assignment under tsx.
 function rateLimitDecided(reply: FastifyReply, decision: RateLimitDecision, done: (error?: Error) => void): void {
   if (!decision.allowed) {
-    done(new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(decision.retryAfterSeconds) } }));
+    done(
+      new AppError('rate_limited', 'Too many requests; retry later.', {
+        headers: { 'retry-after': String(decision.retryAfterSeconds) },
+      }),
+    );
     return;
   }
   reply.header('ratelimit-remaining', String(decision.remaining));

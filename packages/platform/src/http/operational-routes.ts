@@ -30,7 +30,10 @@ export function platformReadiness(platform: Platform): ReadinessCheck[] {
   return [
     { name: 'database', check: async () => (await platform.db.ping(TIMEOUT_MS), { ok: true }) },
     { name: 'keys', check: async () => (await platform.keys.health(), { ok: true }) },
-    { name: 'tenants', check: async () => ({ ok: platform.tenants.loaded, detail: { count: platform.tenants.list().length } }) },
+    {
+      name: 'tenants',
+      check: async () => ({ ok: platform.tenants.loaded, detail: { count: platform.tenants.list().length } }),
+    },
     {
       name: 'jobs',
       check: async () => {
@@ -38,7 +41,12 @@ export function platformReadiness(platform: Platform): ReadinessCheck[] {
         const overdue = jobs.filter((j) => j.overdue).map((j) => j.name);
         return {
           ok: overdue.length === 0,
-          detail: jobs.map((j) => ({ name: j.name, lastStatus: j.lastStatus, lastFinishedAt: j.lastFinishedAt, overdue: j.overdue })),
+          detail: jobs.map((j) => ({
+            name: j.name,
+            lastStatus: j.lastStatus,
+            lastFinishedAt: j.lastFinishedAt,
+            overdue: j.overdue,
+          })),
         };
       },
     },

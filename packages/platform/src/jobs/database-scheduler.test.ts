@@ -14,15 +14,22 @@ function deferred<T = void>() {
   return { promise, resolve };
 }
 
-function job(name: string, intervalSeconds: number, run: JobDefinition['run'], extra: Partial<JobDefinition> = {}): JobDefinition {
+function job(
+  name: string,
+  intervalSeconds: number,
+  run: JobDefinition['run'],
+  extra: Partial<JobDefinition> = {},
+): JobDefinition {
   return { name, intervalSeconds, run, ...extra };
 }
 
 async function jobRunsRow(db: Database, name: string) {
-  const res = await db.withPlatform((sql) => sql.query<{ last_status: string; last_error: string | null }>(
-    `SELECT last_status, last_error FROM job_runs WHERE job_name = $1`,
-    [name],
-  ));
+  const res = await db.withPlatform((sql) =>
+    sql.query<{ last_status: string; last_error: string | null }>(
+      `SELECT last_status, last_error FROM job_runs WHERE job_name = $1`,
+      [name],
+    ),
+  );
   return res.rows[0];
 }
 
@@ -39,7 +46,11 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
   const schedulers: DatabaseJobScheduler[] = [];
 
   function newScheduler(db: Database = t.db, tickSeconds = 3600): DatabaseJobScheduler {
-    const logger = createLogger({ level: 'info', service: 'test', destination: { write: (line: string) => void logLines.push(JSON.parse(line)) } });
+    const logger = createLogger({
+      level: 'info',
+      service: 'test',
+      destination: { write: (line: string) => void logLines.push(JSON.parse(line)) },
+    });
     const scheduler = new DatabaseJobScheduler({ db, logger, metrics, clock, tickSeconds });
     schedulers.push(scheduler);
     return scheduler;
@@ -112,9 +123,11 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
   it('records a failing job with its message, truncated, and without its stack', async () => {
     const scheduler = newScheduler();
     const message = `cleanup broke ${'x'.repeat(600)}`;
-    scheduler.register(job('aux', 60, async () => {
-      throw new Error(message);
-    }));
+    scheduler.register(
+      job('aux', 60, async () => {
+        throw new Error(message);
+      }),
+    );
 
     expect(await scheduler.runOnce('aux')).toBe(true);
 
@@ -132,11 +145,13 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
     const scheduler = newScheduler(t.db, 0.01);
     const attempts = [deferred(), deferred()];
     let runs = 0;
-    scheduler.register(job('retry', 60, async () => {
-      const attempt = runs++;
-      attempts[attempt]?.resolve();
-      if (attempt === 0) throw new Error('first attempt fails');
-    }));
+    scheduler.register(
+      job('retry', 60, async () => {
+        const attempt = runs++;
+        attempts[attempt]?.resolve();
+        if (attempt === 0) throw new Error('first attempt fails');
+      }),
+    );
     scheduler.start();
 
     await attempts[0]!.promise;
@@ -176,13 +191,15 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
     let mode: 'succeed' | 'hold' | 'fail' = 'succeed';
     const started = deferred();
     const release = deferred();
-    scheduler.register(job('sessions', 300, async () => {
-      if (mode === 'fail') throw new Error('down');
-      if (mode === 'hold') {
-        started.resolve();
-        await release.promise;
-      }
-    }));
+    scheduler.register(
+      job('sessions', 300, async () => {
+        if (mode === 'fail') throw new Error('down');
+        if (mode === 'hold') {
+          started.resolve();
+          await release.promise;
+        }
+      }),
+    );
     scheduler.start();
     const sessions = async () => (await scheduler.status())[0];
     await scheduler.runOnce('sessions');
@@ -191,12 +208,20 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
     mode = 'hold';
     const held = scheduler.runOnce('sessions');
     await started.promise;
-    expect(await sessions()).toMatchObject({ lastStatus: 'running', lastFinishedAt: '2030-01-01T00:00:00.000Z', overdue: false });
+    expect(await sessions()).toMatchObject({
+      lastStatus: 'running',
+      lastFinishedAt: '2030-01-01T00:00:00.000Z',
+      overdue: false,
+    });
     clock.advance(301);
     expect((await sessions())?.overdue).toBe(true);
     release.resolve();
     await held;
-    expect(await sessions()).toMatchObject({ lastStatus: 'succeeded', lastFinishedAt: '2030-01-01T00:10:01.000Z', overdue: false });
+    expect(await sessions()).toMatchObject({
+      lastStatus: 'succeeded',
+      lastFinishedAt: '2030-01-01T00:10:01.000Z',
+      overdue: false,
+    });
 
     clock.advance(300);
     mode = 'fail';
@@ -227,15 +252,17 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
     const started = deferred();
     let finished = false;
     let sawAbort = false;
-    scheduler.register(job('held', 60, async (signal) => {
-      started.resolve();
-      try {
-        await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
-      } finally {
-        sawAbort = signal.aborted;
-        finished = true;
-      }
-    }));
+    scheduler.register(
+      job('held', 60, async (signal) => {
+        started.resolve();
+        try {
+          await new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        } finally {
+          sawAbort = signal.aborted;
+          finished = true;
+        }
+      }),
+    );
 
     const run = scheduler.runOnce('held');
     await started.promise;
@@ -252,11 +279,13 @@ describe.each(DATABASE_KINDS)('DatabaseJobScheduler (%s)', (kind) => {
     const scheduler = newScheduler(t.db, 0.01);
     const started = deferred();
     let finished = false;
-    scheduler.register(job('drain', 60, async (signal) => {
-      started.resolve();
-      await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-      finished = true;
-    }));
+    scheduler.register(
+      job('drain', 60, async (signal) => {
+        started.resolve();
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+        finished = true;
+      }),
+    );
     scheduler.start();
 
     await started.promise;

@@ -177,7 +177,11 @@ export class DatabaseJobScheduler implements JobScheduler {
       await this.db.withPlatform((sql) => markFinished(sql, job.name, this.clock.now(), error));
       this.metrics.jobRuns.inc({ job: job.name, result: status });
       if (error === null) this.logger.info({ job: job.name, durationMs }, 'job succeeded');
-      else this.logger.warn({ job: job.name, durationMs, reason: error, aborted: controller.signal.aborted }, 'job failed');
+      else
+        this.logger.warn(
+          { job: job.name, durationMs, reason: error, aborted: controller.signal.aborted },
+          'job failed',
+        );
     } finally {
       this.controllers.delete(controller);
     }
@@ -261,6 +265,9 @@ async function markFinished(sql: Sql, name: string, finishedAt: Date, error: str
       [name, finishedAt.toISOString()],
     );
   } else {
-    await sql.query(`UPDATE job_runs SET last_status = 'failed', last_error = $2, run_count = run_count + 1 WHERE job_name = $1`, [name, error]);
+    await sql.query(
+      `UPDATE job_runs SET last_status = 'failed', last_error = $2, run_count = run_count + 1 WHERE job_name = $1`,
+      [name, error],
+    );
   }
 }

@@ -24,7 +24,8 @@ export function gcmEncrypt(key: KeyObject | Uint8Array, plaintext: Uint8Array, a
 
 /** Throws when the tag does not verify: wrong key, tampered bytes, or other additional data. */
 export function gcmDecrypt(key: KeyObject | Uint8Array, parts: GcmParts, aad: Uint8Array): Buffer {
-  if (parts.iv.length !== GCM_IV_BYTES || parts.tag.length !== GCM_TAG_BYTES) throw new Error('malformed AES-GCM input');
+  if (parts.iv.length !== GCM_IV_BYTES || parts.tag.length !== GCM_TAG_BYTES)
+    throw new Error('malformed AES-GCM input');
   const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: GCM_TAG_BYTES });
   decipher.setAAD(aad);
   decipher.setAuthTag(parts.tag);

@@ -14,7 +14,13 @@ export function privateKeyAad(alias: string, version: number, kid: string): Buff
 }
 
 /** Binds a sealed symmetric secret to its kms_symmetric_keys row, algorithm and exportability included. */
-export function symmetricKeyAad(alias: string, version: number, kid: string, algorithm: string, exportable: boolean): Buffer {
+export function symmetricKeyAad(
+  alias: string,
+  version: number,
+  kid: string,
+  algorithm: string,
+  exportable: boolean,
+): Buffer {
   return Buffer.from(JSON.stringify(['tessera-kms-symmetric', alias, version, kid, algorithm, exportable]), 'utf8');
 }
 

@@ -168,7 +168,12 @@ export class SigningKeys {
         `SELECT COALESCE(MAX(version), 0) + 1 AS version FROM kms_keys WHERE alias = $1`,
         [alias],
       );
-      await insertVersion(sql, this.options.masterKey, this.version(alias, next.rows[0]!.version, algorithm, pair), true);
+      await insertVersion(
+        sql,
+        this.options.masterKey,
+        this.version(alias, next.rows[0]!.version, algorithm, pair),
+        true,
+      );
       return lockActive(sql, alias, false);
     });
     return toInfo(row);

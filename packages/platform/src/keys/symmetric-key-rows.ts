@@ -80,9 +80,10 @@ export async function findKidRow(sql: Sql, kid: string): Promise<SymmetricRow | 
 }
 
 export async function listRows(sql: Sql, alias: string): Promise<SymmetricRow[]> {
-  const rows = await sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version`, [
-    alias,
-  ]);
+  const rows = await sql.query<SymmetricRow>(
+    `SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 ORDER BY version`,
+    [alias],
+  );
   return rows.rows;
 }
 
@@ -96,10 +97,10 @@ export async function lockVersions(sql: Sql, alias: string): Promise<SymmetricRo
 }
 
 export async function readVersion(sql: Sql, alias: string, version: number): Promise<SymmetricRow> {
-  const rows = await sql.query<SymmetricRow>(`SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND version = $2`, [
-    alias,
-    version,
-  ]);
+  const rows = await sql.query<SymmetricRow>(
+    `SELECT ${COLUMNS} FROM kms_symmetric_keys WHERE alias = $1 AND version = $2`,
+    [alias, version],
+  );
   if (!rows.rows[0]) throw unknownVersion(alias, version);
   return rows.rows[0];
 }
@@ -118,9 +119,13 @@ export function parseSymmetricAlgorithm(algorithm: string): SymmetricAlgorithm {
 
 export function assertSymmetricAlgorithm(algorithm: string): asserts algorithm is SymmetricAlgorithm {
   if (!(SYMMETRIC_ALGORITHMS as readonly string[]).includes(algorithm))
-    throw new AppError('invalid_request', `Unsupported symmetric algorithm; one of ${SYMMETRIC_ALGORITHMS.join(', ')}.`, {
-      field: 'algorithm',
-    });
+    throw new AppError(
+      'invalid_request',
+      `Unsupported symmetric algorithm; one of ${SYMMETRIC_ALGORITHMS.join(', ')}.`,
+      {
+        field: 'algorithm',
+      },
+    );
 }
 
 export function assertVersion(version: number): void {

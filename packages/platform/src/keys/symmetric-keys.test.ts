@@ -4,8 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, platformMigrations, type Database, type PgliteDatabase } from '../db/index.js';
 import { ManualClock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
-import { countingDatabase, DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from '../testing/databases.js';
-import { SoftwareKeyManager, withSymmetricKeysMigration, type SoftwareKeyManagerOptions } from './software-key-manager.js';
+import {
+  countingDatabase,
+  DATABASE_KINDS,
+  openTestDatabase,
+  seedTenants,
+  type TestDatabase,
+} from '../testing/databases.js';
+import {
+  SoftwareKeyManager,
+  withSymmetricKeysMigration,
+  type SoftwareKeyManagerOptions,
+} from './software-key-manager.js';
 
 const START = new Date('2030-01-01T00:00:00.000Z');
 const encoder = new TextEncoder();
@@ -79,9 +89,9 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager symmetric keys (%s)', (kind) =
     expect(mac.version).toBe(1);
     const expected = createHmac('sha256', exported.key).update('did:example:holder', 'utf8').digest();
     expect(Buffer.from(mac.mac).equals(expected)).toBe(true);
-    expect(Buffer.from((await keys.hmacWithVersion('lookup', 1, bytes('did:example:holder'))).mac).equals(expected)).toBe(
-      true,
-    );
+    expect(
+      Buffer.from((await keys.hmacWithVersion('lookup', 1, bytes('did:example:holder'))).mac).equals(expected),
+    ).toBe(true);
   });
 
   it('ensureSymmetric creates once, also under concurrency, and refuses another algorithm or exportability', async () => {
@@ -200,9 +210,9 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager symmetric keys (%s)', (kind) =
     expect(rotated).toMatchObject({ version: 4, state: 'active' });
     expect((await keys.hmac('rotating-mac', bytes('value'))).version).toBe(4);
     // A retired version still computes its MACs (re-indexing reads old and new).
-    expect(Buffer.from((await keys.hmacWithVersion('rotating-mac', 1, bytes('value'))).mac).equals(Buffer.from(mac1.mac))).toBe(
-      true,
-    );
+    expect(
+      Buffer.from((await keys.hmacWithVersion('rotating-mac', 1, bytes('value'))).mac).equals(Buffer.from(mac1.mac)),
+    ).toBe(true);
     await expect(keys.activateSymmetricVersion('rotating-mac', 9)).rejects.toMatchObject({ code: 'not_found' });
     await expect(keys.addSymmetricVersion('never-created')).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -232,7 +242,8 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager symmetric keys (%s)', (kind) =
     const secret = Buffer.from((await keys.exportSymmetricKey('sealed-mac')).key);
     const rows = await superuser(`SELECT * FROM kms_symmetric_keys WHERE alias IN ('sealed-mac', 'sealed-other')`);
     const stored = JSON.stringify(rows);
-    for (const encoding of ['base64', 'base64url', 'hex'] as const) expect(stored).not.toContain(secret.toString(encoding));
+    for (const encoding of ['base64', 'base64url', 'hex'] as const)
+      expect(stored).not.toContain(secret.toString(encoding));
     const sealed = String(rows.find((r) => r.alias === 'sealed-mac')!.encrypted_secret);
     expect(sealed.split('.')).toHaveLength(4);
     expect(sealed.startsWith('v1.')).toBe(true);
@@ -311,7 +322,9 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager symmetric keys (%s)', (kind) =
     });
     expect(Buffer.from(committed.mac).equals(Buffer.from(rolledBack.mac))).toBe(false);
     expect((await keys.hmac('unit-mac', bytes('value'))).kid).toBe(committed.kid);
-    expect(Buffer.from((await keys.hmac('unit-mac', bytes('value'))).mac).equals(Buffer.from(committed.mac))).toBe(true);
+    expect(Buffer.from((await keys.hmac('unit-mac', bytes('value'))).mac).equals(Buffer.from(committed.mac))).toBe(
+      true,
+    );
   });
 
   it('counts symmetric calls by operation and result', async () => {

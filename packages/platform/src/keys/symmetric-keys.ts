@@ -94,7 +94,12 @@ export class SymmetricKeys {
     return mac(await this.activeKey(alias, options.sql), data);
   }
 
-  async hmacWithVersion(alias: string, version: number, data: Uint8Array, options: SymmetricCallOptions = {}): Promise<Mac> {
+  async hmacWithVersion(
+    alias: string,
+    version: number,
+    data: Uint8Array,
+    options: SymmetricCallOptions = {},
+  ): Promise<Mac> {
     assertVersion(version);
     return mac(await this.versionKey(alias, version, options.sql), data);
   }
@@ -296,7 +301,9 @@ function unwrap(kek: OpenedKey, wrappedKey: Buffer): Buffer {
 
 function requireAlgorithm(key: OpenedKey, algorithm: SymmetricAlgorithm): void {
   if (key.info.algorithm !== algorithm)
-    throw new AppError('invalid_request', `The key "${key.info.alias}" is not an ${algorithm} key.`, { field: 'alias' });
+    throw new AppError('invalid_request', `The key "${key.info.alias}" is not an ${algorithm} key.`, {
+      field: 'alias',
+    });
 }
 
 const envelopeOf = (kek: OpenedKey, ciphertext: string): EncryptedData => ({

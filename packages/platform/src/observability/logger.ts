@@ -47,7 +47,8 @@ export function scrubLogObject<T>(obj: T, depth = 0, codeHere = true): T {
     const v = source[k];
     let r = v;
     if (SECRET.has(k) || (codeHere && k === 'code')) r = REDACTED;
-    else if (depth < 2 && v !== null && typeof v === 'object' && !(v instanceof Error)) r = scrubLogObject(v, depth + 1, CODE_PARENTS.has(k));
+    else if (depth < 2 && v !== null && typeof v === 'object' && !(v instanceof Error))
+      r = scrubLogObject(v, depth + 1, CODE_PARENTS.has(k));
     if (r !== v) {
       if (out === source) out = Array.isArray(source) ? [...source] : { ...source };
       (out as Record<string, unknown>)[k] = r;
@@ -69,7 +70,8 @@ export function serializeError(err: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = { type: e.name, message: e.message, stack: e.stack };
   if (typeof e.code === 'string') out.code = e.code;
   if (typeof e.statusCode === 'number') out.statusCode = e.statusCode;
-  if (e.cause instanceof Error) out.cause = { type: e.cause.name, message: e.cause.message, code: (e.cause as { code?: unknown }).code };
+  if (e.cause instanceof Error)
+    out.cause = { type: e.cause.name, message: e.cause.message, code: (e.cause as { code?: unknown }).code };
   return out;
 }
 
@@ -139,7 +141,11 @@ export function createLogDestination(dest: number | string): DestinationStream &
 
 /** pino does not format child bindings: scrub them as each child is made, and let children do the same. */
 function withScrubbedChildren(logger: Logger): Logger {
-  const child = logger.child as unknown as (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) => Logger;
+  const child = logger.child as unknown as (
+    this: Logger,
+    bindings: pino.Bindings,
+    options?: pino.ChildLoggerOptions,
+  ) => Logger;
   const scrubbingChild = function (this: Logger, bindings: pino.Bindings, options?: pino.ChildLoggerOptions) {
     const made = child.call(this, scrubLogObject(bindings), options);
     made.child = scrubbingChild as unknown as typeof made.child;

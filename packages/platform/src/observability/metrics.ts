@@ -46,8 +46,18 @@ export class Metrics {
       labelNames: ['operation', 'result'],
       registers,
     });
-    this.jobRuns = new client.Counter({ name: 'job_runs_total', help: 'Background job runs by job and result.', labelNames: ['job', 'result'], registers });
-    this.auditAppends = new client.Counter({ name: 'audit_events_appended_total', help: 'Audit events appended.', labelNames: ['result'], registers });
+    this.jobRuns = new client.Counter({
+      name: 'job_runs_total',
+      help: 'Background job runs by job and result.',
+      labelNames: ['job', 'result'],
+      registers,
+    });
+    this.auditAppends = new client.Counter({
+      name: 'audit_events_appended_total',
+      help: 'Audit events appended.',
+      labelNames: ['result'],
+      registers,
+    });
   }
 
   contentType(): string {

@@ -35,7 +35,8 @@ export function traceIdsFor(traceparent: string | undefined, tracestate: string 
     return { traceId: sc.traceId, spanId: sc.spanId, flags: sc.traceFlags.toString(16).padStart(2, '0'), tracestate };
   }
   const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (m && m[1] !== '0'.repeat(32) && m[2] !== '0'.repeat(16)) return { traceId: m[1]!, spanId: randomHex(8), flags: m[3]!, tracestate };
+  if (m && m[1] !== '0'.repeat(32) && m[2] !== '0'.repeat(16))
+    return { traceId: m[1]!, spanId: randomHex(8), flags: m[3]!, tracestate };
   return { traceId: randomHex(16), spanId: randomHex(8), flags: '00', tracestate: undefined };
 }
 

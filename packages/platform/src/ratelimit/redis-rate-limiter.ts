@@ -35,11 +35,14 @@ export class RedisRateLimiter implements RateLimiter {
     // Retry-After is the time left in the window (the key itself lives a whole window after its first hit).
     const resetMs = (window + 1) * windowMs - nowMs;
     try {
-      const [count] = (await (this.redis as unknown as { tesseraRateLimit(k: string, ms: number): Promise<[number, number]> }).tesseraRateLimit(
-        `${this.prefix}rl:${key}:${window}`,
-        windowSeconds * 1000,
-      )) as [number, number];
-      return { allowed: count <= limit, remaining: Math.max(0, limit - count), retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+      const [count] = (await (
+        this.redis as unknown as { tesseraRateLimit(k: string, ms: number): Promise<[number, number]> }
+      ).tesseraRateLimit(`${this.prefix}rl:${key}:${window}`, windowSeconds * 1000)) as [number, number];
+      return {
+        allowed: count <= limit,
+        remaining: Math.max(0, limit - count),
+        retryAfterSeconds: Math.max(1, Math.ceil(resetMs / 1000)),
+      };
     } catch (error) {
       this.onError(error);
       return { allowed: true, remaining: limit, retryAfterSeconds: 1 };

@@ -23,6 +23,7 @@ export function resolveTenant(registry: TenantRegistry, input: TenantResolutionI
   }
   const tenantId = fromToken ?? fromHost ?? input.defaultTenant;
   if (!tenantId) throw new AppError('tenant_not_resolved', 'The request does not resolve to a tenant.');
-  if (!registry.isActive(tenantId)) throw new AppError('tenant_not_resolved', 'The request does not resolve to an active tenant.');
+  if (!registry.isActive(tenantId))
+    throw new AppError('tenant_not_resolved', 'The request does not resolve to an active tenant.');
   return tenantId;
 }

@@ -36,9 +36,12 @@ export class CookieJar {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq);
       const value = pair!.slice(eq + 1);
-      const attr = (key: string) => attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
+      const attr = (key: string) =>
+        attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
       const expired =
-        value === '' || attr('max-age') === '0' || (attr('expires') !== undefined && Date.parse(attr('expires')!) < Date.now());
+        value === '' ||
+        attr('max-age') === '0' ||
+        (attr('expires') !== undefined && Date.parse(attr('expires')!) < Date.now());
       if (expired) cookies.delete(name);
       else cookies.set(name, { value, path: attr('path') ?? '/' });
     }

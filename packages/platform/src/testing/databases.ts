@@ -42,7 +42,10 @@ export async function createPostgresTestDatabase(): Promise<{ url: string; drop(
   };
 }
 
-export async function openTestDatabase(kind: TestDatabaseKind, migrations: Migration[] = platformMigrations): Promise<TestDatabase> {
+export async function openTestDatabase(
+  kind: TestDatabaseKind,
+  migrations: Migration[] = platformMigrations,
+): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const db = await openDatabase({ migrations });
     return { db, url: undefined, close: () => db.close() };

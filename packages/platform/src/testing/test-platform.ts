@@ -34,7 +34,11 @@ export interface TestPlatform {
  */
 export async function createTestPlatform(
   kind: TestDatabaseKind,
-  options: { migrations?: Migration[]; overrides?: Record<string, unknown>; configure?: (c: PlatformConfig) => void } = {},
+  options: {
+    migrations?: Migration[];
+    overrides?: Record<string, unknown>;
+    configure?: (c: PlatformConfig) => void;
+  } = {},
 ): Promise<TestPlatform> {
   const pg = kind === 'postgres' ? await createPostgresTestDatabase() : undefined;
   const config = loadConfig(PlatformConfigSchema, {
@@ -50,7 +54,10 @@ export async function createTestPlatform(
   });
   options.configure?.(config);
   const logs = new LogCapture();
-  const platform = await createPlatform(config, { migrations: options.migrations ?? platformMigrations, logDestination: logs });
+  const platform = await createPlatform(config, {
+    migrations: options.migrations ?? platformMigrations,
+    logDestination: logs,
+  });
   return {
     platform,
     logs,

@@ -59,11 +59,17 @@ export class UpstreamOidcClient {
   private async config(): Promise<client.Configuration> {
     if (!this.configuration) {
       const pending = client
-        .discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
-          timeout: this.settings.timeoutSeconds,
-          // Plain http only for a provider on loopback (development profile, tests).
-          ...(isLoopbackHttp(this.settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
-        })
+        .discovery(
+          new URL(this.settings.issuer),
+          this.settings.clientId,
+          undefined,
+          client.ClientSecretBasic(this.settings.clientSecret),
+          {
+            timeout: this.settings.timeoutSeconds,
+            // Plain http only for a provider on loopback (development profile, tests).
+            ...(isLoopbackHttp(this.settings.issuer) ? { execute: [client.allowInsecureRequests] } : {}),
+          },
+        )
         .then((c) => {
           c.timeout = this.settings.timeoutSeconds;
           // Verify the ID token's signature against the provider's key set even when it comes straight from the
@@ -117,13 +123,19 @@ export class UpstreamOidcClient {
   }): Promise<UpstreamLoginResult> {
     const providerError = input.callbackQuery.get('error');
     if (providerError) {
-      throw new UpstreamLoginError('provider_error', 'The identity provider returned an error.', providerError.slice(0, 64));
+      throw new UpstreamLoginError(
+        'provider_error',
+        'The identity provider returned an error.',
+        providerError.slice(0, 64),
+      );
     }
     let config: client.Configuration;
     try {
       config = await this.config();
     } catch (cause) {
-      throw new UpstreamLoginError('provider_unreachable', 'The identity provider is unreachable.', undefined, { cause });
+      throw new UpstreamLoginError('provider_unreachable', 'The identity provider is unreachable.', undefined, {
+        cause,
+      });
     }
     const currentUrl = new URL(input.redirectUri);
     currentUrl.search = input.callbackQuery.toString();
@@ -148,7 +160,12 @@ export class UpstreamOidcClient {
         // UserInfo is optional (000 §4.2 step 4): the ID token claims stand on their own.
       }
     }
-    return { claims, subject: idClaims.sub, issuer: idClaims.iss, acr: typeof idClaims.acr === 'string' ? idClaims.acr : undefined };
+    return {
+      claims,
+      subject: idClaims.sub,
+      issuer: idClaims.iss,
+      acr: typeof idClaims.acr === 'string' ? idClaims.acr : undefined,
+    };
   }
 }
 
@@ -163,27 +180,67 @@ function causeChain(error: unknown): Array<{ name?: string; code?: string; error
   return chain;
 }
 
-const ID_TOKEN_CODES = new Set(['OAUTH_JWT_CLAIM_COMPARISON_FAILED', 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED', 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED', 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED']);
+const ID_TOKEN_CODES = new Set([
+  'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
+  'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
+  'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+]);
 
 function classify(cause: unknown): UpstreamLoginError {
   const chain = causeChain(cause);
   // An ID token check anywhere in the chain decides, before the generic wrappers are looked at.
-  if (chain.some((c) => (c.code && ID_TOKEN_CODES.has(c.code)) || /signature verification failed/i.test(String(c.message ?? '')))) {
-    return new UpstreamLoginError('id_token_invalid', 'The ID token from the identity provider is not valid.', undefined, { cause });
+  if (
+    chain.some(
+      (c) => (c.code && ID_TOKEN_CODES.has(c.code)) || /signature verification failed/i.test(String(c.message ?? '')),
+    )
+  ) {
+    return new UpstreamLoginError(
+      'id_token_invalid',
+      'The ID token from the identity provider is not valid.',
+      undefined,
+      { cause },
+    );
   }
   const e = chain[0] ?? {};
   if (e?.name === 'AuthorizationResponseError') {
     return new UpstreamLoginError('provider_error', 'The identity provider returned an error.', e.error, { cause });
   }
   if (e?.name === 'ResponseBodyError') {
-    return new UpstreamLoginError('token_exchange_failed', 'The identity provider refused the code exchange.', e.error, { cause });
+    return new UpstreamLoginError(
+      'token_exchange_failed',
+      'The identity provider refused the code exchange.',
+      e.error,
+      { cause },
+    );
   }
   const message = String(e?.message ?? '');
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || /fetch failed|ECONNREFUSED|timed out|aborted/i.test(message)) {
-    return new UpstreamLoginError('provider_unreachable', 'The identity provider did not answer in time.', undefined, { cause });
+  if (
+    e?.name === 'TimeoutError' ||
+    e?.name === 'AbortError' ||
+    /fetch failed|ECONNREFUSED|timed out|aborted/i.test(message)
+  ) {
+    return new UpstreamLoginError('provider_unreachable', 'The identity provider did not answer in time.', undefined, {
+      cause,
+    });
   }
-  if (e?.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' || e?.code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED' || e?.code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' || /id_token|claim|signature|nonce|JWT/i.test(message)) {
-    return new UpstreamLoginError('id_token_invalid', 'The ID token from the identity provider is not valid.', undefined, { cause });
+  if (
+    e?.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' ||
+    e?.code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED' ||
+    e?.code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' ||
+    /id_token|claim|signature|nonce|JWT/i.test(message)
+  ) {
+    return new UpstreamLoginError(
+      'id_token_invalid',
+      'The ID token from the identity provider is not valid.',
+      undefined,
+      { cause },
+    );
   }
-  return new UpstreamLoginError('token_exchange_failed', 'The code exchange with the identity provider failed.', undefined, { cause });
+  return new UpstreamLoginError(
+    'token_exchange_failed',
+    'The code exchange with the identity provider failed.',
+    undefined,
+    { cause },
+  );
 }

@@ -1,5 +1,13 @@
 import Type from 'typebox';
-import { defineCommand, notFound, commandContext, type Platform, type RoleApp, type Sql, type Migration } from '../../src/index.js';
+import {
+  defineCommand,
+  notFound,
+  commandContext,
+  type Platform,
+  type RoleApp,
+  type Sql,
+  type Migration,
+} from '../../src/index.js';
 
 /**
  * A minimal bounded context used by the platform's own tests: one tenant-scoped table, a store, commands and
@@ -22,18 +30,33 @@ interface Note {
   id: string;
   text: string;
 }
-const row = (r: { tenant_id: string; id: string; text: string }): Note => ({ tenantId: r.tenant_id, id: r.id, text: r.text });
+const row = (r: { tenant_id: string; id: string; text: string }): Note => ({
+  tenantId: r.tenant_id,
+  id: r.id,
+  text: r.text,
+});
 
 /** The store: SQL only, no tenant anywhere in it. */
 export const notesStore = {
   async create(sql: Sql, text: string): Promise<Note> {
-    return row((await sql.query<{ tenant_id: string; id: string; text: string }>('INSERT INTO notes (text) VALUES ($1) RETURNING *', [text])).rows[0]!);
+    return row(
+      (
+        await sql.query<{ tenant_id: string; id: string; text: string }>(
+          'INSERT INTO notes (text) VALUES ($1) RETURNING *',
+          [text],
+        )
+      ).rows[0]!,
+    );
   },
   async list(sql: Sql): Promise<Note[]> {
-    return (await sql.query<{ tenant_id: string; id: string; text: string }>('SELECT * FROM notes ORDER BY text')).rows.map(row);
+    return (
+      await sql.query<{ tenant_id: string; id: string; text: string }>('SELECT * FROM notes ORDER BY text')
+    ).rows.map(row);
   },
   async get(sql: Sql, id: string): Promise<Note | null> {
-    const r = (await sql.query<{ tenant_id: string; id: string; text: string }>('SELECT * FROM notes WHERE id = $1', [id])).rows[0];
+    const r = (
+      await sql.query<{ tenant_id: string; id: string; text: string }>('SELECT * FROM notes WHERE id = $1', [id])
+    ).rows[0];
     return r ? row(r) : null;
   },
   async update(sql: Sql, id: string, text: string): Promise<boolean> {
@@ -61,13 +84,16 @@ export function notesCommands(platform: Platform) {
     get: defineCommand<{ id: string }, Note>({
       id: 'test.notes.get',
       access: 'read',
-      run: async (ctx, { id }) => (await db.withTenant(ctx.tenantId, (sql) => notesStore.get(sql, id))) ?? Promise.reject(notFound('No such note.')),
+      run: async (ctx, { id }) =>
+        (await db.withTenant(ctx.tenantId, (sql) => notesStore.get(sql, id))) ??
+        Promise.reject(notFound('No such note.')),
     }),
     update: defineCommand<{ id: string; text: string }, void>({
       id: 'test.notes.update',
       access: 'write',
       run: async (ctx, { id, text }) => {
-        if (!(await db.withTenant(ctx.tenantId, (sql) => notesStore.update(sql, id, text)))) throw notFound('No such note.');
+        if (!(await db.withTenant(ctx.tenantId, (sql) => notesStore.update(sql, id, text))))
+          throw notFound('No such note.');
       },
     }),
     remove: defineCommand<{ id: string }, void>({
@@ -91,14 +117,21 @@ const NoteBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 200 
 const IdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 /** Routes under `prefix`, in the given error family. */
-export function registerNotesRoutes(app: RoleApp, platform: Platform, prefix: string, family: 'oauth' | 'design'): void {
+export function registerNotesRoutes(
+  app: RoleApp,
+  platform: Platform,
+  prefix: string,
+  family: 'oauth' | 'design',
+): void {
   const commands = notesCommands(platform);
   const run = platform.commands;
   const config = { family };
   app.post(`${prefix}`, { config, schema: { body: NoteBody } }, async (request, reply) =>
     reply.status(201).send(await run.execute(commands.create, commandContext(request), { text: request.body.text })),
   );
-  app.get(`${prefix}`, { config }, async (request) => ({ data: await run.execute(commands.list, commandContext(request), undefined) }));
+  app.get(`${prefix}`, { config }, async (request) => ({
+    data: await run.execute(commands.list, commandContext(request), undefined),
+  }));
   app.get(`${prefix}/:id`, { config, schema: { params: IdParams } }, async (request) =>
     run.execute(commands.get, commandContext(request), { id: request.params.id }),
   );
@@ -110,5 +143,7 @@ export function registerNotesRoutes(app: RoleApp, platform: Platform, prefix: st
     await run.execute(commands.remove, commandContext(request), { id: request.params.id });
     return reply.status(204).send();
   });
-  app.get(`${prefix}-explode`, { config }, async (request) => run.execute(commands.explode, commandContext(request), undefined));
+  app.get(`${prefix}-explode`, { config }, async (request) =>
+    run.execute(commands.explode, commandContext(request), undefined),
+  );
 }

@@ -23,7 +23,14 @@ export async function startRoundRobinProxy(host: string, port: number): Promise<
     counts[i]!++;
     const target = targets[i]!;
     const upstream = request(
-      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers, agent: false },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+        agent: false,
+      },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

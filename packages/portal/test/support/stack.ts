@@ -175,9 +175,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
             clientSecret: 'federation-secret',
             redirectUris: [`${tsUrl}/federation/callback`],
           },
-          ...(bridge.config
-            ? [{ ...BRIDGE_IDV_CLIENT, redirectUris: [`${bridge.url}${IDV_CALLBACK_PATH}`] }]
-            : []),
+          ...(bridge.config ? [{ ...BRIDGE_IDV_CLIENT, redirectUris: [`${bridge.url}${IDV_CALLBACK_PATH}`] }] : []),
         ],
       });
       if (bridge.config) {
@@ -232,7 +230,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       // The issuer is the proxy's URL; both instances listen behind it.
       await tsApp.listen({ host: '127.0.0.1', port: 0 });
       const otherCtx = createTokenService(second, tsConfig, { identities: secondIdentities });
-      const otherApp = await createRoleApp(second, { role: 'token-internal', title: 'Tessera token service', family: 'oauth' });
+      const otherApp = await createRoleApp(second, {
+        role: 'token-internal',
+        title: 'Tessera token service',
+        family: 'oauth',
+      });
       apps.push(otherApp);
       await registerTokenServiceRoutes(otherApp, otherCtx);
       await otherApp.listen({ host: '127.0.0.1', port: 0 });
@@ -243,7 +245,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       ]);
       proxies.push(proxy);
       await prepareTokenService(otherCtx);
-      second.config.auth.issuers.push({ issuer: tsUrl, jwksUri: `${tsUrl}/.well-known/jwks.json`, audience: SERVICE_AUDIENCE, algorithms: ['RS256'] });
+      second.config.auth.issuers.push({
+        issuer: tsUrl,
+        jwksUri: `${tsUrl}/.well-known/jwks.json`,
+        audience: SERVICE_AUDIENCE,
+        algorithms: ['RS256'],
+      });
     } else {
       await tsApp.listen({ host: '127.0.0.1', port: tsPort });
     }

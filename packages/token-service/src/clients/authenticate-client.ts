@@ -18,9 +18,13 @@ const basicChallenge = { 'www-authenticate': 'Basic realm="token"' };
 function parseBasic(header: string): { id: string; secret: string } {
   const raw = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
   const i = raw.indexOf(':');
-  if (i === -1) throw oauthError('invalid_client', 'Malformed Basic credentials.', { status: 401, headers: basicChallenge });
+  if (i === -1)
+    throw oauthError('invalid_client', 'Malformed Basic credentials.', { status: 401, headers: basicChallenge });
   try {
-    return { id: decodeURIComponent(raw.slice(0, i).replace(/\+/g, ' ')), secret: decodeURIComponent(raw.slice(i + 1).replace(/\+/g, ' ')) };
+    return {
+      id: decodeURIComponent(raw.slice(0, i).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(raw.slice(i + 1).replace(/\+/g, ' ')),
+    };
   } catch {
     throw oauthError('invalid_client', 'Malformed Basic credentials.', { status: 401, headers: basicChallenge });
   }
@@ -42,13 +46,16 @@ export async function authenticateClient(
   const basic = input.authorization && /^basic /i.test(input.authorization) ? parseBasic(input.authorization) : null;
   const bodyId = typeof input.body.client_id === 'string' ? input.body.client_id : undefined;
   const bodySecret = typeof input.body.client_secret === 'string' ? input.body.client_secret : undefined;
-  if (basic && bodySecret !== undefined) throw oauthError('invalid_request', 'Use one client authentication method only.');
-  if (basic && bodyId !== undefined && bodyId !== basic.id) throw oauthError('invalid_request', 'client_id does not match the authenticated client.');
+  if (basic && bodySecret !== undefined)
+    throw oauthError('invalid_request', 'Use one client authentication method only.');
+  if (basic && bodyId !== undefined && bodyId !== basic.id)
+    throw oauthError('invalid_request', 'client_id does not match the authenticated client.');
 
   const clientId = basic?.id ?? bodyId;
   const presented = basic?.secret ?? bodySecret;
   const headers = basic ? basicChallenge : undefined;
-  const fail = () => oauthError('invalid_client', 'Client authentication failed.', { status: 401, ...(headers ? { headers } : {}) });
+  const fail = () =>
+    oauthError('invalid_client', 'Client authentication failed.', { status: 401, ...(headers ? { headers } : {}) });
   if (!clientId) throw fail();
   const client = registry.find(tenantId, clientId);
   if (!client) throw fail();

@@ -19,7 +19,6 @@ export interface Client {
   audience: string;
 }
 
-
 /** Clients from configuration (000 §2.8), keyed by tenant and client id. */
 export class ClientRegistry {
   private readonly clients = new Map<string, Client>();
@@ -46,7 +45,10 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
   const entry = Value.Default(ClientConfigSchema, structuredClone(raw)) as ClientConfig;
   const settings = entry['token-settings'];
   if (settings['require-pkce'] === false) {
-    throw new ConfigError(`${where}.token-settings.require-pkce`, `PKCE is mandatory for every authorization code grant (000 §5)`);
+    throw new ConfigError(
+      `${where}.token-settings.require-pkce`,
+      `PKCE is mandatory for every authorization code grant (000 §5)`,
+    );
   }
   const tenantId = entry.tenant ?? defaultTenant;
   if (!tenantId) throw new ConfigError(`${where}.tenant`, `no tenant and no default tenant`);
@@ -72,7 +74,8 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     } catch {
       throw new ConfigError(`${where}.redirect-uris`, `${JSON.stringify(uri)} is not an absolute URL`);
     }
-    if (parsed.hash) throw new ConfigError(`${where}.redirect-uris`, `a redirect URI must not have a fragment (RFC 6749 §3.1.2)`);
+    if (parsed.hash)
+      throw new ConfigError(`${where}.redirect-uris`, `a redirect URI must not have a fragment (RFC 6749 §3.1.2)`);
   }
   if (entry['grant-types'].includes('client_credentials') && secret === null) {
     throw new ConfigError(`${where}`, `client_credentials needs a client-secret (confidential client)`);

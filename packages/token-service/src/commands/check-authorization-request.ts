@@ -20,13 +20,34 @@ export function checkAuthorizationRequestCommand(ctx: TokenServiceContext) {
     requiredScope: PORTAL_CHECK_SCOPE,
     businessIds: (input) => ({ clientId: input.params.get('client_id')?.slice(0, 200) ?? '' }),
     run: async (cmd, { params }) => {
-      const check = checkAuthorizationRequest(params, cmd.tenantId, ctx.clients, { dpopEnabled: ctx.config.dpop.enabled });
+      const check = checkAuthorizationRequest(params, cmd.tenantId, ctx.clients, {
+        dpopEnabled: ctx.config.dpop.enabled,
+      });
       if (check.kind === 'ok') {
         const r = check.request;
-        return { valid: true, clientId: r.client.clientId, redirectUri: r.redirectUri, scope: r.scope, codeChallenge: r.codeChallenge };
+        return {
+          valid: true,
+          clientId: r.client.clientId,
+          redirectUri: r.redirectUri,
+          scope: r.scope,
+          codeChallenge: r.codeChallenge,
+        };
       }
-      if (check.kind === 'no_redirect') return { valid: false, error: check.error, error_description: check.description, redirectUri: null, state: null };
-      return { valid: false, error: check.error, error_description: check.description, redirectUri: check.redirectUri, state: check.state };
+      if (check.kind === 'no_redirect')
+        return {
+          valid: false,
+          error: check.error,
+          error_description: check.description,
+          redirectUri: null,
+          state: null,
+        };
+      return {
+        valid: false,
+        error: check.error,
+        error_description: check.description,
+        redirectUri: check.redirectUri,
+        state: check.state,
+      };
     },
   });
 }

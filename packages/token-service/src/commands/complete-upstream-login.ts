@@ -20,11 +20,24 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
     access: 'public',
     run: async (cmd, { query }) => {
       const state = query.get('state');
-      if (!state || !ctx.upstream) return { kind: 'error_page', status: 400, error: 'invalid_request', description: 'The login state is missing.' };
-      const tx = await ctx.platform.db.withTenant(cmd.tenantId, (sql) => grantStore.takeLoginTransactionByUpstreamState(sql, hashToken(state)));
+      if (!state || !ctx.upstream)
+        return {
+          kind: 'error_page',
+          status: 400,
+          error: 'invalid_request',
+          description: 'The login state is missing.',
+        };
+      const tx = await ctx.platform.db.withTenant(cmd.tenantId, (sql) =>
+        grantStore.takeLoginTransactionByUpstreamState(sql, hashToken(state)),
+      );
       const now = ctx.clock.now();
       if (!tx || tx.expiresAt.getTime() <= now.getTime()) {
-        return { kind: 'error_page', status: 400, error: 'invalid_request', description: 'The login state is invalid, expired or already used.' };
+        return {
+          kind: 'error_page',
+          status: 400,
+          error: 'invalid_request',
+          description: 'The login state is invalid, expired or already used.',
+        };
       }
       const iss = ctx.issuerFor(cmd.tenantId);
       const back = (error: string, description: string): AuthorizeOutcome => ({
@@ -44,8 +57,10 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
       } catch (error) {
         if (error instanceof UpstreamLoginError) {
           cmd.log.warn({ reason: error.reason, provider_error: error.providerError }, 'federated login failed');
-          if (error.reason === 'provider_error') return back('access_denied', 'The institutional login was cancelled or refused.');
-          if (error.reason === 'provider_unreachable') return back('temporarily_unavailable', 'The institutional login is unavailable.');
+          if (error.reason === 'provider_error')
+            return back('access_denied', 'The institutional login was cancelled or refused.');
+          if (error.reason === 'provider_unreachable')
+            return back('temporarily_unavailable', 'The institutional login is unavailable.');
           return back('access_denied', 'The institutional login could not be verified.');
         }
         throw error;

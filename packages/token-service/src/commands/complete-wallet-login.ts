@@ -37,13 +37,19 @@ export async function completeWalletLogin(
     if (outcome.kind === 'redeemed') {
       const r = outcome.result;
       const location = await ctx.platform.db.withTenant(cmd.tenantId, (sql) =>
-        issueAuthorizationCode(ctx, cmd.tenantId, sql, { ...request, clientId: request.client.clientId }, {
-          subject: r.userId,
-          acr: ctx.walletAcr,
-          amr: r.amr.includes('vp') ? r.amr : ['vp', ...r.amr],
-          authTime: new Date(r.authenticatedAt),
-          claims: r.claims,
-        }),
+        issueAuthorizationCode(
+          ctx,
+          cmd.tenantId,
+          sql,
+          { ...request, clientId: request.client.clientId },
+          {
+            subject: r.userId,
+            acr: ctx.walletAcr,
+            amr: r.amr.includes('vp') ? r.amr : ['vp', ...r.amr],
+            authTime: new Date(r.authenticatedAt),
+            claims: r.claims,
+          },
+        ),
       );
       return { kind: 'redirect', location };
     }

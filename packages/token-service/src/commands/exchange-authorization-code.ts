@@ -33,14 +33,18 @@ async function refusal(
   found: { code: AuthorizationCode; grant: Grant } | null,
   input: { client: Client; redirectUri: string; codeVerifier: string; proofJkt: string | null; now: Date },
 ): Promise<Error> {
-  if (!found || found.code.clientId !== input.client.clientId) return invalidGrant('The authorization code is invalid.');
+  if (!found || found.code.clientId !== input.client.clientId)
+    return invalidGrant('The authorization code is invalid.');
   const { code, grant } = found;
   if (code.consumedAt !== null) {
-    await ctx.platform.db.withTenantSession(tenantId, (sql) => grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', input.now));
+    await ctx.platform.db.withTenantSession(tenantId, (sql) =>
+      grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', input.now),
+    );
     return invalidGrant('The authorization code was already used.');
   }
   if (code.expiresAt.getTime() <= input.now.getTime()) return invalidGrant('The authorization code has expired.');
-  if (input.redirectUri !== code.redirectUri) return invalidGrant('redirect_uri does not match the authorization request.');
+  if (input.redirectUri !== code.redirectUri)
+    return invalidGrant('redirect_uri does not match the authorization request.');
   if (code.codeChallengeMethod !== 'S256' || !verifyS256(input.codeVerifier, code.codeChallenge)) {
     return invalidGrant('The PKCE verification failed.');
   }
@@ -73,7 +77,11 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       if (!CODE_VERIFIER.test(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
       // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
-      const proofJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, input.dpopProof);
+      const proofJkt = await ctx.dpop.verifyTokenRequest(
+        cmd.tenantId,
+        `${ctx.issuerFor(cmd.tenantId)}/token`,
+        input.dpopProof,
+      );
       const codeVerifier = input.codeVerifier;
       const redirectUri = input.redirectUri;
       const codeHash = hashToken(input.code);
@@ -94,7 +102,11 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
           grantExpiresAt: after(lifetime),
           grantExpiresAtWithRefresh: after(Math.max(lifetime, client.refreshTokenTtlSeconds)),
           refresh: newRefreshToken
-            ? { tokenHash: hashToken(newRefreshToken), expiresAt: after(client.refreshTokenTtlSeconds), requiredScope: 'offline_access' }
+            ? {
+                tokenHash: hashToken(newRefreshToken),
+                expiresAt: after(client.refreshTokenTtlSeconds),
+                requiredScope: 'offline_access',
+              }
             : null,
         }),
       );
@@ -107,7 +119,9 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       const scopes = parseScope(grant.scope);
       const [accessToken, idToken] = await Promise.all([
         createAccessToken(ctx, cmd.tenantId, client, grant, grant.scope, now),
-        scopes.includes('openid') ? createIdToken(ctx, cmd.tenantId, client, grant, nonce, now) : Promise.resolve(undefined),
+        scopes.includes('openid')
+          ? createIdToken(ctx, cmd.tenantId, client, grant, nonce, now)
+          : Promise.resolve(undefined),
       ]);
       return {
         access_token: accessToken,

@@ -40,7 +40,10 @@ export function getUserinfo(ctx: TokenServiceContext) {
       const invalid = () =>
         dpop
           ? ctx.dpop.resourceError('invalid_token', 'The access token is invalid.')
-          : oauthError('invalid_token', 'The access token is invalid.', { status: 401, headers: bearerChallenge('invalid_token') });
+          : oauthError('invalid_token', 'The access token is invalid.', {
+              status: 401,
+              headers: bearerChallenge('invalid_token'),
+            });
       const verified = await verifyAccessTokenJwt(ctx, cmd.tenantId, accessToken);
       if (dpop) {
         if (!verified) throw invalid();
@@ -55,7 +58,9 @@ export function getUserinfo(ctx: TokenServiceContext) {
           jkt,
         });
       }
-      const found = await ctx.platform.db.withTenant(cmd.tenantId, (sql) => inspectToken(ctx, sql, accessToken, 'access_token', verified));
+      const found = await ctx.platform.db.withTenant(cmd.tenantId, (sql) =>
+        inspectToken(ctx, sql, accessToken, 'access_token', verified),
+      );
       if (!found || found.kind !== 'access_token' || found.grant === null) throw invalid();
       if (found.cnfJkt && !dpop) {
         // A DPoP-bound token presented as a bearer token (RFC 9449 §7.2).
@@ -63,7 +68,9 @@ export function getUserinfo(ctx: TokenServiceContext) {
       }
       const scopes = parseScope(found.scope);
       if (!scopes.includes('openid')) {
-        const headers = dpop ? { 'www-authenticate': ctx.dpop.challenge('insufficient_scope') } : bearerChallenge('insufficient_scope');
+        const headers = dpop
+          ? { 'www-authenticate': ctx.dpop.challenge('insufficient_scope') }
+          : bearerChallenge('insufficient_scope');
         throw new AppError('insufficient_scope', 'The access token was not granted the openid scope.', { headers });
       }
       return { sub: found.subject, ...pickClaims(found.grant.claims, claimsForScopes(scopes, ctx.serviceClaim)) };

@@ -16,9 +16,13 @@ export function introspectToken(ctx: TokenServiceContext) {
     businessIds: (input) => ({ clientId: input.client.clientId }),
     run: async (cmd, { client, token, hint }) => {
       const verified = await verifyAccessTokenJwt(ctx, cmd.tenantId, token);
-      const found = await ctx.platform.db.withTenant(cmd.tenantId, (sql) => inspectToken(ctx, sql, token, hint, verified));
+      const found = await ctx.platform.db.withTenant(cmd.tenantId, (sql) =>
+        inspectToken(ctx, sql, token, hint, verified),
+      );
       if (!found) return { active: false };
-      const maySee = found.clientId === client.clientId || (found.kind === 'access_token' && found.audience.includes(client.clientId));
+      const maySee =
+        found.clientId === client.clientId ||
+        (found.kind === 'access_token' && found.audience.includes(client.clientId));
       if (!maySee) return { active: false };
       const response: Record<string, unknown> = {
         active: true,

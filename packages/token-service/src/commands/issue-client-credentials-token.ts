@@ -18,12 +18,17 @@ export function issueClientCredentialsToken(ctx: TokenServiceContext) {
     access: 'public',
     businessIds: (input) => ({ clientId: input.client.clientId }),
     run: async (cmd, { client, scope, dpopProof }) => {
-      if (!client.grantTypes.includes('client_credentials')) throw oauthError('unauthorized_client', 'The client may not use the client_credentials grant.');
+      if (!client.grantTypes.includes('client_credentials'))
+        throw oauthError('unauthorized_client', 'The client may not use the client_credentials grant.');
       const asked = scope === undefined ? [...client.scopes] : parseScope(scope);
       if (asked.some((s) => !client.scopes.includes(s) || s === 'openid' || s === 'offline_access')) {
         throw oauthError('invalid_scope', 'A requested scope is not allowed for this client.');
       }
-      const dpopJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, dpopProof);
+      const dpopJkt = await ctx.dpop.verifyTokenRequest(
+        cmd.tenantId,
+        `${ctx.issuerFor(cmd.tenantId)}/token`,
+        dpopProof,
+      );
       const now = ctx.clock.now();
       const grant = newGrant({
         clientId: client.clientId,
@@ -38,8 +43,20 @@ export function issueClientCredentialsToken(ctx: TokenServiceContext) {
         expiresAt: new Date(now.getTime() + client.accessTokenTtlSeconds * 1000),
       });
       // A client_credentials token is not stored: its grant id only names it, and it cannot be part of a family.
-      const accessToken = await createAccessToken(ctx, cmd.tenantId, client, { ...grant, id: grant.id }, grant.scope, now);
-      return { access_token: accessToken, token_type: dpopJkt ? 'DPoP' : 'Bearer', expires_in: client.accessTokenTtlSeconds, scope: grant.scope };
+      const accessToken = await createAccessToken(
+        ctx,
+        cmd.tenantId,
+        client,
+        { ...grant, id: grant.id },
+        grant.scope,
+        now,
+      );
+      return {
+        access_token: accessToken,
+        token_type: dpopJkt ? 'DPoP' : 'Bearer',
+        expires_in: client.accessTokenTtlSeconds,
+        scope: grant.scope,
+      };
     },
   });
 }

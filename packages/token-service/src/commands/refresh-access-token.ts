@@ -28,18 +28,23 @@ async function refusal(
   found: { token: RefreshToken; grant: Grant } | null,
   input: { client: Client; asked: string[] | null; proofJkt: string | null; now: Date },
 ): Promise<Error> {
-  if (!found || found.token.clientId !== input.client.clientId) return oauthError('invalid_grant', 'The refresh token is invalid.');
+  if (!found || found.token.clientId !== input.client.clientId)
+    return oauthError('invalid_grant', 'The refresh token is invalid.');
   const { token, grant } = found;
   if (grant.revokedAt !== null) return oauthError('invalid_grant', 'The refresh token was revoked.');
-  if (token.expiresAt.getTime() <= input.now.getTime()) return oauthError('invalid_grant', 'The refresh token has expired.');
+  if (token.expiresAt.getTime() <= input.now.getTime())
+    return oauthError('invalid_grant', 'The refresh token has expired.');
   const binding = dpopBindingError(grant.dpopJkt, input.proofJkt);
   if (binding) return oauthError('invalid_dpop_proof', binding);
   if (input.client.secret === null && grant.dpopJkt === null) {
     return oauthError('invalid_grant', 'A public client may refresh only a DPoP-bound grant.');
   }
   const granted = parseScope(token.scope);
-  if (input.asked?.some((s) => !granted.includes(s))) return oauthError('invalid_scope', 'The requested scope exceeds the granted scope.');
-  await ctx.platform.db.withTenantSession(tenantId, (sql) => grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', input.now));
+  if (input.asked?.some((s) => !granted.includes(s)))
+    return oauthError('invalid_scope', 'The requested scope exceeds the granted scope.');
+  await ctx.platform.db.withTenantSession(tenantId, (sql) =>
+    grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', input.now),
+  );
   return oauthError('invalid_grant', 'The refresh token was already used.');
 }
 
@@ -61,12 +66,17 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
     run: async (cmd, input) => {
       const now = ctx.clock.now();
       const { client } = input;
-      if (!client.grantTypes.includes('refresh_token')) throw oauthError('unauthorized_client', 'The client may not use the refresh_token grant.');
+      if (!client.grantTypes.includes('refresh_token'))
+        throw oauthError('unauthorized_client', 'The client may not use the refresh_token grant.');
       const tokenHash = hashToken(input.refreshToken);
       const next = newOpaqueToken();
       const grace = ctx.config.refreshTokenReuseGraceSeconds;
       // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
-      const proofJkt = await ctx.dpop.verifyTokenRequest(cmd.tenantId, `${ctx.issuerFor(cmd.tenantId)}/token`, input.dpopProof);
+      const proofJkt = await ctx.dpop.verifyTokenRequest(
+        cmd.tenantId,
+        `${ctx.issuerFor(cmd.tenantId)}/token`,
+        input.dpopProof,
+      );
       const asked = input.scope === undefined ? null : parseScope(input.scope);
       // One statement, outside a transaction: it rotates the token only if every check holds.
       const redeemed = await ctx.platform.db.withTenantSession(cmd.tenantId, (sql) =>
@@ -78,14 +88,20 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
           dpopJkt: proofJkt,
           publicClient: client.secret === null,
           scope: asked,
-          next: { tokenHash: hashToken(next), expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000) },
+          next: {
+            tokenHash: hashToken(next),
+            expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000),
+          },
         }),
       );
       if (!redeemed.rotated || !redeemed.found) {
         throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, asked, proofJkt, now });
       }
       const { token, grant } = redeemed.found;
-      const outcome = { grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt }, scope: formatScope(asked ?? parseScope(token.scope)) };
+      const outcome = {
+        grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt },
+        scope: formatScope(asked ?? parseScope(token.scope)),
+      };
       const accessToken = await createAccessToken(ctx, cmd.tenantId, client, outcome.grant, outcome.scope, now);
       return {
         access_token: accessToken,

@@ -12,7 +12,10 @@ import { inspectToken, verifyAccessTokenJwt } from '../tokens/inspect-token.js';
  * nothing; the audit event records the refusal.
  */
 export function revokeToken(ctx: TokenServiceContext) {
-  return defineCommand<{ client: Client; token: string; hint: string | undefined }, { outcome: 'revoked' | 'not_found' | 'foreign' }>({
+  return defineCommand<
+    { client: Client; token: string; hint: string | undefined },
+    { outcome: 'revoked' | 'not_found' | 'foreign' }
+  >({
     id: 'token-service.revocation.revoke',
     access: 'public',
     businessIds: (input, output) => ({ clientId: input.client.clientId, outcome: output?.outcome ?? 'unknown' }),

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { defineCommand } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
-import { checkAuthorizationRequest, clientRedirect, type AuthorizationRequest } from '../domain/authorization-request.js';
+import {
+  checkAuthorizationRequest,
+  clientRedirect,
+  type AuthorizationRequest,
+} from '../domain/authorization-request.js';
 import { hashToken } from '../domain/random.js';
 import { grantStore } from '../storage/grant-store.js';
 import type { AuthorizeOutcome } from './authorize-outcome.js';
@@ -20,11 +24,22 @@ export function startAuthorization(ctx: TokenServiceContext) {
     access: 'public',
     businessIds: (input) => ({ clientId: input.params.get('client_id')?.slice(0, 200) ?? '' }),
     run: async (cmd, { params }) => {
-      const check = checkAuthorizationRequest(params, cmd.tenantId, ctx.clients, { dpopEnabled: ctx.config.dpop.enabled });
-      if (check.kind === 'no_redirect') return { kind: 'error_page', status: 400, error: check.error, description: check.description };
+      const check = checkAuthorizationRequest(params, cmd.tenantId, ctx.clients, {
+        dpopEnabled: ctx.config.dpop.enabled,
+      });
+      if (check.kind === 'no_redirect')
+        return { kind: 'error_page', status: 400, error: check.error, description: check.description };
       const iss = ctx.issuerFor(cmd.tenantId);
       if (check.kind === 'redirect_error') {
-        return { kind: 'redirect', location: clientRedirect(check.redirectUri, { error: check.error, error_description: check.description, state: check.state, iss }) };
+        return {
+          kind: 'redirect',
+          location: clientRedirect(check.redirectUri, {
+            error: check.error,
+            error_description: check.description,
+            state: check.state,
+            iss,
+          }),
+        };
       }
       const request = check.request;
       const wallet = request.loginHint ? WALLET_LOGIN_HINT.exec(request.loginHint) : null;
@@ -34,7 +49,11 @@ export function startAuthorization(ctx: TokenServiceContext) {
   });
 }
 
-async function startUpstreamLogin(ctx: TokenServiceContext, tenantId: string, request: AuthorizationRequest): Promise<AuthorizeOutcome> {
+async function startUpstreamLogin(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  request: AuthorizationRequest,
+): Promise<AuthorizeOutcome> {
   const iss = ctx.issuerFor(tenantId);
   const back = (error: string, description: string): AuthorizeOutcome => ({
     kind: 'redirect',

@@ -25,7 +25,19 @@ export type AuthorizationRequestCheck =
   /** Every other error goes back to the client's redirect URI with state and iss (RFC 6749 §4.1.2.1, RFC 9207). */
   | { kind: 'redirect_error'; redirectUri: string; state: string | null; error: OAuthErrorCode; description: string };
 
-const SINGLE = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'login_hint', 'prompt', 'dpop_jkt'];
+const SINGLE = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'code_challenge_method',
+  'login_hint',
+  'prompt',
+  'dpop_jkt',
+];
 
 /**
  * Checks an authorization request in the order of RFC 6749 §4.1.2.1: first what decides whether the error may be
@@ -38,28 +50,44 @@ export function checkAuthorizationRequest(
   options: { dpopEnabled: boolean },
 ): AuthorizationRequestCheck {
   const clientId = params.get('client_id');
-  if (!clientId || params.getAll('client_id').length > 1) return { kind: 'no_redirect', error: 'invalid_request', description: 'client_id is missing or repeated.' };
+  if (!clientId || params.getAll('client_id').length > 1)
+    return { kind: 'no_redirect', error: 'invalid_request', description: 'client_id is missing or repeated.' };
   const client = clients.find(tenantId, clientId);
   if (!client) return { kind: 'no_redirect', error: 'invalid_request', description: 'The client is unknown.' };
   const redirectUri = params.get('redirect_uri');
   // The spec makes redirect_uri required (000 §4.4), so it is never inferred from the registration.
-  if (!redirectUri || params.getAll('redirect_uri').length > 1) return { kind: 'no_redirect', error: 'invalid_request', description: 'redirect_uri is missing or repeated.' };
-  if (!redirectUriMatches(client.redirectUris, redirectUri)) return { kind: 'no_redirect', error: 'invalid_request', description: 'redirect_uri is not registered for this client.' };
+  if (!redirectUri || params.getAll('redirect_uri').length > 1)
+    return { kind: 'no_redirect', error: 'invalid_request', description: 'redirect_uri is missing or repeated.' };
+  if (!redirectUriMatches(client.redirectUris, redirectUri))
+    return {
+      kind: 'no_redirect',
+      error: 'invalid_request',
+      description: 'redirect_uri is not registered for this client.',
+    };
 
   const state = params.get('state');
-  const fail = (error: OAuthErrorCode, description: string): AuthorizationRequestCheck => ({ kind: 'redirect_error', redirectUri, state, error, description });
+  const fail = (error: OAuthErrorCode, description: string): AuthorizationRequestCheck => ({
+    kind: 'redirect_error',
+    redirectUri,
+    state,
+    error,
+    description,
+  });
   for (const name of SINGLE) if (params.getAll(name).length > 1) return fail('invalid_request', `${name} is repeated.`);
   // OIDC Core §3.1.2.6: request objects are not offered (discovery says so), and each has its own error code.
   if (params.has('request')) return fail('request_not_supported', 'The request parameter is not supported.');
-  if (params.has('request_uri')) return fail('request_uri_not_supported', 'The request_uri parameter is not supported.');
+  if (params.has('request_uri'))
+    return fail('request_uri_not_supported', 'The request_uri parameter is not supported.');
   const responseType = params.get('response_type');
   if (!responseType) return fail('invalid_request', 'response_type is missing.');
   if (responseType !== 'code') return fail('unsupported_response_type', 'Only response_type=code is supported.');
-  if (!client.grantTypes.includes('authorization_code')) return fail('unauthorized_client', 'The client may not use the authorization code grant.');
+  if (!client.grantTypes.includes('authorization_code'))
+    return fail('unauthorized_client', 'The client may not use the authorization code grant.');
   const scopeParam = params.get('scope');
   if (!scopeParam) return fail('invalid_scope', 'scope is missing.');
   let scopes = parseScope(scopeParam);
-  if (scopes.some((s) => !client.scopes.includes(s))) return fail('invalid_scope', 'A requested scope is not allowed for this client.');
+  if (scopes.some((s) => !client.scopes.includes(s)))
+    return fail('invalid_scope', 'A requested scope is not allowed for this client.');
   // offline_access without the refresh_token grant is ignored (OIDC Core §11).
   if (!client.grantTypes.includes('refresh_token')) scopes = scopes.filter((s) => s !== 'offline_access');
   const codeChallenge = params.get('code_challenge');

@@ -40,7 +40,11 @@ const INTERNAL: Record<OAuthErrorCode, ErrorCode> = {
   server_error: 'server_error',
 };
 
-export function oauthError(code: OAuthErrorCode, description: string, options: { status?: number; headers?: Record<string, string> } = {}): AppError {
+export function oauthError(
+  code: OAuthErrorCode,
+  description: string,
+  options: { status?: number; headers?: Record<string, string> } = {},
+): AppError {
   return new AppError(INTERNAL[code], description, { wireCode: code, ...options });
 }
 

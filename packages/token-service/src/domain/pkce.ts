@@ -6,7 +6,8 @@ export const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const S256_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 
 /** The S256 challenge of a verifier (RFC 7636 §4.2): BASE64URL(SHA256(ASCII(code_verifier))). */
-export const s256Challenge = (codeVerifier: string): string => createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
+export const s256Challenge = (codeVerifier: string): string =>
+  createHash('sha256').update(codeVerifier, 'ascii').digest('base64url');
 
 /**
  * Verifies a code_verifier against the stored S256 challenge (RFC 7636 §4.6) in constant time. Only S256 is

@@ -9,11 +9,15 @@ export function formParams(request: FastifyRequest): Record<string, string> {
   const body = request.body;
   if (body === undefined || body === null) return {};
   // RFC 6749 §3.2, §4.1.3 and RFC 7662 §2.1: these endpoints take application/x-www-form-urlencoded only.
-  const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = String(request.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
   }
-  if (typeof body !== 'object' || Array.isArray(body)) throw oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw oauthError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
     if (Array.isArray(v)) throw oauthError('invalid_request', `${k} is repeated.`);

@@ -28,7 +28,9 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
   });
   afterAll(async () => t?.close());
 
-  async function newCode(options: { scope?: string; dpopJkt?: string | null } = {}): Promise<{ code: string; grantId: string }> {
+  async function newCode(
+    options: { scope?: string; dpopJkt?: string | null } = {},
+  ): Promise<{ code: string; grantId: string }> {
     const code = newOpaqueToken();
     const grant: Grant = {
       id: randomUUID(),
@@ -99,8 +101,15 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
   };
 
   const grantOf = (grantId: string) =>
-    inDemo(async (sql) => (await sql.query<{ expires_at: Date; dpop_jkt: string | null; revoked_at: Date | null }>(
-      'SELECT expires_at, dpop_jkt, revoked_at FROM oauth_grants WHERE id = $1', [grantId])).rows[0]!);
+    inDemo(
+      async (sql) =>
+        (
+          await sql.query<{ expires_at: Date; dpop_jkt: string | null; revoked_at: Date | null }>(
+            'SELECT expires_at, dpop_jkt, revoked_at FROM oauth_grants WHERE id = $1',
+            [grantId],
+          )
+        ).rows[0]!,
+    );
 
   it('consumes a code once, extends its grant and stores the first refresh token', async () => {
     const { code, grantId } = await newCode();

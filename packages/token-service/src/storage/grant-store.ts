@@ -114,7 +114,13 @@ const REFRESH_WITH_GRANT = `SELECT t.token_hash, t.grant_id, t.client_id AS toke
        FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id`;
 
 const toRefreshWithGrant = (row: Row): { token: RefreshToken; grant: Grant } => ({
-  token: toRefresh({ ...row, client_id: row.token_client_id, scope: row.token_scope, created_at: row.token_created_at, expires_at: row.token_expires_at }),
+  token: toRefresh({
+    ...row,
+    client_id: row.token_client_id,
+    scope: row.token_scope,
+    created_at: row.token_created_at,
+    expires_at: row.token_expires_at,
+  }),
   grant: toGrant(row),
 });
 
@@ -124,14 +130,30 @@ export const grantStore = {
       `INSERT INTO oauth_login_transactions (id, client_id, redirect_uri, scope, state, nonce, code_challenge, code_challenge_method,
          dpop_jkt, upstream_state_hash, upstream_nonce, upstream_code_verifier, created_at, expires_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
-      [t.id, t.clientId, t.redirectUri, t.scope, t.state, t.nonce, t.codeChallenge, t.codeChallengeMethod, t.dpopJkt,
-        t.upstreamStateHash, t.upstreamNonce, t.upstreamCodeVerifier, t.createdAt, t.expiresAt],
+      [
+        t.id,
+        t.clientId,
+        t.redirectUri,
+        t.scope,
+        t.state,
+        t.nonce,
+        t.codeChallenge,
+        t.codeChallengeMethod,
+        t.dpopJkt,
+        t.upstreamStateHash,
+        t.upstreamNonce,
+        t.upstreamCodeVerifier,
+        t.createdAt,
+        t.expiresAt,
+      ],
     );
   },
 
   /** Single use: the transaction is deleted as it is taken, so a replayed upstream state finds nothing. */
   async takeLoginTransactionByUpstreamState(sql: Sql, upstreamStateHash: string): Promise<LoginTransaction | null> {
-    const r = await sql.query<Row>('DELETE FROM oauth_login_transactions WHERE upstream_state_hash = $1 RETURNING *', [upstreamStateHash]);
+    const r = await sql.query<Row>('DELETE FROM oauth_login_transactions WHERE upstream_state_hash = $1 RETURNING *', [
+      upstreamStateHash,
+    ]);
     return r.rows[0] ? toLogin(r.rows[0]) : null;
   },
 
@@ -148,8 +170,25 @@ export const grantStore = {
          VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
        INSERT INTO oauth_authorization_codes (code_hash, grant_id, client_id, redirect_uri, nonce, code_challenge, code_challenge_method, created_at, expires_at)
        SELECT $12, g.id, $2, $13, $14, $15, $16, $10, $17 FROM g`,
-      [grant.id, grant.clientId, grant.subject, grant.scope, grant.acr, grant.amr, grant.authTime, JSON.stringify(grant.claims), grant.dpopJkt,
-        grant.createdAt, grant.expiresAt, code.codeHash, code.redirectUri, code.nonce, code.codeChallenge, code.codeChallengeMethod, code.expiresAt],
+      [
+        grant.id,
+        grant.clientId,
+        grant.subject,
+        grant.scope,
+        grant.acr,
+        grant.amr,
+        grant.authTime,
+        JSON.stringify(grant.claims),
+        grant.dpopJkt,
+        grant.createdAt,
+        grant.expiresAt,
+        code.codeHash,
+        code.redirectUri,
+        code.nonce,
+        code.codeChallenge,
+        code.codeChallengeMethod,
+        code.expiresAt,
+      ],
     );
   },
 
@@ -205,14 +244,28 @@ export const grantStore = {
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
          SELECT $9, grant_id, client_id, scope, $5, $10 FROM consumed WHERE offline RETURNING 1)
        SELECT found.*, EXISTS (SELECT 1 FROM consumed) AS consumed, EXISTS (SELECT 1 FROM refresh) AS refresh_stored FROM found`,
-      [input.codeHash, input.clientId, input.redirectUri, input.codeChallenge, input.now, input.dpopJkt, input.grantExpiresAt,
-        input.grantExpiresAtWithRefresh, input.refresh?.tokenHash ?? null, input.refresh?.expiresAt ?? null, input.refresh?.requiredScope ?? null],
+      [
+        input.codeHash,
+        input.clientId,
+        input.redirectUri,
+        input.codeChallenge,
+        input.now,
+        input.dpopJkt,
+        input.grantExpiresAt,
+        input.grantExpiresAtWithRefresh,
+        input.refresh?.tokenHash ?? null,
+        input.refresh?.expiresAt ?? null,
+        input.refresh?.requiredScope ?? null,
+      ],
       { prepareAs: 'token.redeem-code' },
     );
     const row = r.rows[0];
     if (!row) return { found: null, consumed: false, refreshStored: false };
     return {
-      found: { code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }), grant: toGrant(row) },
+      found: {
+        code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }),
+        grant: toGrant(row),
+      },
       consumed: row.consumed === true,
       refreshStored: row.refresh_stored === true,
     };
@@ -265,8 +318,17 @@ export const grantStore = {
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
          SELECT $8, grant_id, client_id, scope, $3, $9 FROM rotated RETURNING 1)
        SELECT found.*, EXISTS (SELECT 1 FROM successor) AS rotated FROM found`,
-      [input.tokenHash, input.clientId, input.now, input.rotatedAfter, input.dpopJkt, input.publicClient, input.scope,
-        input.next.tokenHash, input.next.expiresAt],
+      [
+        input.tokenHash,
+        input.clientId,
+        input.now,
+        input.rotatedAfter,
+        input.dpopJkt,
+        input.publicClient,
+        input.scope,
+        input.next.tokenHash,
+        input.next.expiresAt,
+      ],
       { prepareAs: 'token.redeem-refresh-token' },
     );
     const row = r.rows[0];
@@ -282,11 +344,18 @@ export const grantStore = {
   },
 
   async revokeAccessToken(sql: Sql, jti: string, expiresAt: Date): Promise<void> {
-    await sql.query('INSERT INTO oauth_revoked_access_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [jti, expiresAt]);
+    await sql.query(
+      'INSERT INTO oauth_revoked_access_tokens (jti, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+      [jti, expiresAt],
+    );
   },
 
   /** What introspection and userinfo need of an access token beyond its signature: its grant, and whether it was revoked. */
-  async accessTokenState(sql: Sql, jti: string, grantId: string | null): Promise<{ revoked: boolean; grant: Grant | null }> {
+  async accessTokenState(
+    sql: Sql,
+    jti: string,
+    grantId: string | null,
+  ): Promise<{ revoked: boolean; grant: Grant | null }> {
     const r = await sql.query<Row & { token_revoked: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM oauth_revoked_access_tokens WHERE jti = $1) AS token_revoked, g.*
        FROM (SELECT 1) one LEFT JOIN oauth_grants g ON g.id = $2::uuid`,
@@ -299,10 +368,20 @@ export const grantStore = {
   /** Housekeeping: expired codes, login transactions, refresh tokens, revocation records and grants. */
   async purgeExpired(sql: Sql, now: Date): Promise<number> {
     let n = 0;
-    for (const table of ['oauth_authorization_codes', 'oauth_login_transactions', 'oauth_refresh_tokens', 'oauth_revoked_access_tokens']) {
+    for (const table of [
+      'oauth_authorization_codes',
+      'oauth_login_transactions',
+      'oauth_refresh_tokens',
+      'oauth_revoked_access_tokens',
+    ]) {
       n += (await sql.query(`DELETE FROM ${table} WHERE expires_at < $1`, [now])).rowCount;
     }
-    n += (await sql.query(`DELETE FROM oauth_grants g WHERE g.expires_at < $1 AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens t WHERE t.grant_id = g.id)`, [now])).rowCount;
+    n += (
+      await sql.query(
+        `DELETE FROM oauth_grants g WHERE g.expires_at < $1 AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens t WHERE t.grant_id = g.id)`,
+        [now],
+      )
+    ).rowCount;
     return n;
   },
 };

@@ -5,8 +5,29 @@ import { hashToken } from '../domain/random.js';
 import { grantStore, type Grant } from '../storage/grant-store.js';
 
 export type InspectedToken =
-  | { kind: 'access_token'; jti: string; clientId: string; subject: string; scope: string; exp: number; iat: number; audience: string[]; grant: Grant | null; cnfJkt: string | null; claims: Record<string, unknown> }
-  | { kind: 'refresh_token'; tokenHash: string; clientId: string; subject: string | null; scope: string; exp: number; iat: number; grant: Grant };
+  | {
+      kind: 'access_token';
+      jti: string;
+      clientId: string;
+      subject: string;
+      scope: string;
+      exp: number;
+      iat: number;
+      audience: string[];
+      grant: Grant | null;
+      cnfJkt: string | null;
+      claims: Record<string, unknown>;
+    }
+  | {
+      kind: 'refresh_token';
+      tokenHash: string;
+      clientId: string;
+      subject: string | null;
+      scope: string;
+      exp: number;
+      iat: number;
+      grant: Grant;
+    };
 
 /**
  * Finds out what a presented token is and whether it is active now (RFC 7662 §2.2): a JWT access token of this
@@ -18,7 +39,11 @@ export type InspectedToken =
  * The signature, issuer and expiry check of an access token. It reads signing keys, so it runs before the
  * caller opens its unit of work (the embedded database has one connection: no nested transactions).
  */
-export async function verifyAccessTokenJwt(ctx: TokenServiceContext, tenantId: string, token: string): Promise<JWTPayload | null> {
+export async function verifyAccessTokenJwt(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  token: string,
+): Promise<JWTPayload | null> {
   if (token.split('.').length !== 3) return null;
   return ctx.signer.verifyOwn(tenantId, token, ctx.issuerFor(tenantId), 'at+jwt');
 }

@@ -20,13 +20,21 @@ const seconds = (d: Date) => Math.floor(d.getTime() / 1000);
  * identity id), aud (the client), exp, iat, jti, client_id, scope, sid (the grant, so that revoking the grant makes
  * the token inactive), acr, amr, auth_time, the service claim when its scope is granted.
  */
-export async function createAccessToken(ctx: TokenServiceContext, tenantId: string, client: Client, grant: Grant, scope: string, now: Date): Promise<string> {
+export async function createAccessToken(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  client: Client,
+  grant: Grant,
+  scope: string,
+  now: Date,
+): Promise<string> {
   const scopes = parseScope(scope);
   const extra: Record<string, unknown> = { sid: grant.id, tenant_id: tenantId };
   if (grant.acr) extra.acr = grant.acr;
   if (grant.amr.length > 0) extra.amr = grant.amr;
   if (grant.authTime) extra.auth_time = seconds(grant.authTime);
-  if (scopes.includes(ctx.serviceClaim) && grant.claims[ctx.serviceClaim] !== undefined) extra[ctx.serviceClaim] = grant.claims[ctx.serviceClaim];
+  if (scopes.includes(ctx.serviceClaim) && grant.claims[ctx.serviceClaim] !== undefined)
+    extra[ctx.serviceClaim] = grant.claims[ctx.serviceClaim];
   if (grant.dpopJkt) extra.cnf = { jkt: grant.dpopJkt };
   const issuer = ctx.issuerFor(tenantId);
   const response = await ctx.signer.oauth2For(tenantId).createAccessTokenResponse({
@@ -44,7 +52,14 @@ export async function createAccessToken(ctx: TokenServiceContext, tenantId: stri
 }
 
 /** The ID token (OIDC Core §2): nonce, acr, amr, auth_time, and the claims its scopes release. */
-export async function createIdToken(ctx: TokenServiceContext, tenantId: string, client: Client, grant: Grant, nonce: string | null, now: Date): Promise<string> {
+export async function createIdToken(
+  ctx: TokenServiceContext,
+  tenantId: string,
+  client: Client,
+  grant: Grant,
+  nonce: string | null,
+  now: Date,
+): Promise<string> {
   const payload: Record<string, unknown> = {
     iss: ctx.issuerFor(tenantId),
     sub: grant.subject,

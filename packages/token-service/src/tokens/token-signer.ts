@@ -34,7 +34,10 @@ export class TokenSigner {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the callbacks object is handed to the library
     const self = this;
     return {
-      hash: (data, alg) => createHash(alg === HashAlgorithm.Sha384 ? 'sha384' : alg === HashAlgorithm.Sha512 ? 'sha512' : 'sha256').update(data).digest(),
+      hash: (data, alg) =>
+        createHash(alg === HashAlgorithm.Sha384 ? 'sha384' : alg === HashAlgorithm.Sha512 ? 'sha512' : 'sha256')
+          .update(data)
+          .digest(),
       generateRandom: (n) => randomBytes(n),
       signJwt: async (_signer, { header, payload }) => {
         if (tenantId === null) throw new Error('no signing tenant');
@@ -64,7 +67,11 @@ export class TokenSigner {
     return pending;
   }
 
-  async sign(tenantId: string, payload: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+  async sign(
+    tenantId: string,
+    payload: Record<string, unknown>,
+    header: Record<string, unknown> = {},
+  ): Promise<string> {
     await this.ensureKey(tenantId);
     return signJwt(this.keys, signingKeyAlias(tenantId), payload, header);
   }

@@ -9,11 +9,18 @@ export interface WalletLoginResult {
   authenticatedAt: string;
 }
 
-export type RedeemOutcome = { kind: 'redeemed'; result: WalletLoginResult } | { kind: 'pending' } | { kind: 'refused'; reason: string };
+export type RedeemOutcome =
+  { kind: 'redeemed'; result: WalletLoginResult } | { kind: 'pending' } | { kind: 'refused'; reason: string };
 
 /** The bridge, as the token service needs it. */
 export interface WalletSessionRedeemer {
-  redeem(input: { tenantId: string; sessionId: string; clientId: string; codeChallenge: string; correlationId: string }): Promise<RedeemOutcome>;
+  redeem(input: {
+    tenantId: string;
+    sessionId: string;
+    clientId: string;
+    codeChallenge: string;
+    correlationId: string;
+  }): Promise<RedeemOutcome>;
 }
 
 export interface BridgeClientOptions {
@@ -31,7 +38,13 @@ export interface BridgeClientOptions {
 export class HttpBridgeClient implements WalletSessionRedeemer {
   constructor(private readonly options: BridgeClientOptions) {}
 
-  async redeem(input: { tenantId: string; sessionId: string; clientId: string; codeChallenge: string; correlationId: string }): Promise<RedeemOutcome> {
+  async redeem(input: {
+    tenantId: string;
+    sessionId: string;
+    clientId: string;
+    codeChallenge: string;
+    correlationId: string;
+  }): Promise<RedeemOutcome> {
     let res: Response;
     try {
       res = await fetch(`${this.options.url}/auth/oid4vp/sessions/${encodeURIComponent(input.sessionId)}/redeem`, {
@@ -49,7 +62,12 @@ export class HttpBridgeClient implements WalletSessionRedeemer {
     }
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status === 200) return { kind: 'redeemed', result: body as unknown as WalletLoginResult };
-    if (res.status === 409 && typeof body.status === 'string' && !['COMPLETED', 'EXPIRED', 'ERROR'].includes(body.status)) return { kind: 'pending' };
+    if (
+      res.status === 409 &&
+      typeof body.status === 'string' &&
+      !['COMPLETED', 'EXPIRED', 'ERROR'].includes(body.status)
+    )
+      return { kind: 'pending' };
     if (res.status >= 500) throw new AppError('service_unavailable', 'The wallet bridge failed.');
     return { kind: 'refused', reason: typeof body.error === 'string' ? body.error : `status_${res.status}` };
   }

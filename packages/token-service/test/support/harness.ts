@@ -59,7 +59,7 @@ export function testTokenServiceConfig(overrides: Partial<TokenServiceConfig> = 
         scopes: ['openid'],
         tenant: 'beta',
       },
-      'reconciler': {
+      reconciler: {
         'client-secret': '{plain}reconciler-secret',
         'grant-types': ['client_credentials'],
         scopes: ['reconciliation:read', 'reconciliation:delete'],
@@ -82,11 +82,17 @@ export interface HarnessOptions {
 
 /** A token service on a real listening port, with the embedded institutional provider as its upstream. */
 export async function startTokenService(options: HarnessOptions): Promise<TokenServiceHarness> {
-  const t = options.testPlatform ?? (await createTestPlatform(options.kind, { migrations, overrides: { rateLimit: { enabled: false } } }));
+  const t =
+    options.testPlatform ??
+    (await createTestPlatform(options.kind, { migrations, overrides: { rateLimit: { enabled: false } } }));
   const config = testTokenServiceConfig(options.config);
   const app = await createRoleApp(t.platform, { role: 'token-internal', title: 'Token service', family: 'oauth' });
   // The issuer is the listening URL, known once the app listens: the config object is read at request time.
-  const identities = new PostgresIdentityStore({ keys: t.platform.keys, clock: t.platform.clock, serviceClaim: 'service_id' });
+  const identities = new PostgresIdentityStore({
+    keys: t.platform.keys,
+    clock: t.platform.clock,
+    serviceClaim: 'service_id',
+  });
   let idp: DevIdp | null = options.idp ?? null;
   const ctx = createTokenService(t.platform, config, { identities, wallet: options.wallet ?? null, upstream: null });
   await registerTokenServiceRoutes(app, ctx);
@@ -95,7 +101,13 @@ export async function startTokenService(options: HarnessOptions): Promise<TokenS
   if (options.upstream !== false) {
     idp ??= await startDevIdentityProvider({
       port: 0,
-      clients: [{ clientId: 'tessera-federation', clientSecret: 'federation-secret', redirectUris: [`${url}/federation/callback`] }],
+      clients: [
+        {
+          clientId: 'tessera-federation',
+          clientSecret: 'federation-secret',
+          redirectUris: [`${url}/federation/callback`],
+        },
+      ],
     });
     const { UpstreamOidcClient } = await import('@tessera/platform');
     (ctx as { upstream: unknown }).upstream = new UpstreamOidcClient({

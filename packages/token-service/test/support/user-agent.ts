@@ -20,7 +20,11 @@ export class UserAgent {
   }
 
   /** Follows redirects from `url` until a response is not a redirect or the location starts with `stopAt`. */
-  async follow(url: string, stopAt: string, init: RequestInit = {}): Promise<{ url: string; response: Response | null }> {
+  async follow(
+    url: string,
+    stopAt: string,
+    init: RequestInit = {},
+  ): Promise<{ url: string; response: Response | null }> {
     let current = url;
     let res = await this.request(current, init);
     for (let hops = 0; hops < 20; hops++) {
@@ -34,7 +38,13 @@ export class UserAgent {
   }
 
   /** Fills the provider's login form on `page` and follows on to `stopAt`. */
-  async login(page: { url: string; response: Response }, username: string, password: string, stopAt: string, button?: 'abort') {
+  async login(
+    page: { url: string; response: Response },
+    username: string,
+    password: string,
+    stopAt: string,
+    button?: 'abort',
+  ) {
     const html = await page.response.text();
     const action = /<form[^>]*action="([^"]+)"/i.exec(html)?.[1] ?? new URL(page.url).pathname;
     const target = new URL(button === 'abort' ? `${action.replace(/\/$/, '')}/abort` : action, page.url).href;

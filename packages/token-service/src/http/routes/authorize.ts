@@ -13,7 +13,10 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
  * (RFC 9700 §4.16, clickjacking).
  */
 export function sendAuthorizeOutcome(reply: FastifyReply, outcome: AuthorizeOutcome) {
-  reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'").header('x-frame-options', 'DENY').header('cache-control', 'no-store');
+  reply
+    .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+    .header('x-frame-options', 'DENY')
+    .header('cache-control', 'no-store');
   if (outcome.kind === 'redirect') return reply.code(303).header('location', outcome.location).send();
   const accept = String(reply.request.headers.accept ?? '');
   if (accept.includes('text/html')) {

@@ -15,6 +15,7 @@ export function registerInternalRoutes(app: RoleApp, ctx: TokenServiceContext): 
   app.post(
     '/internal/v1/authorization-requests/check',
     { config: { family: 'oauth' }, schema: { body: Params, tags: ['internal'] } },
-    async (request) => ctx.platform.commands.execute(check, commandContext(request), { params: new URLSearchParams(request.body) }),
+    async (request) =>
+      ctx.platform.commands.execute(check, commandContext(request), { params: new URLSearchParams(request.body) }),
   );
 }

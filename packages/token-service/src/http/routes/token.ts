@@ -43,12 +43,17 @@ function parseGrant(ctx: TokenServiceContext, tenantId: string, request: Fastify
       request: { method: 'POST', url: request.url, headers },
       accessTokenRequest: form,
     });
-    if (parsed.grant.grantType === 'authorization_code') return { grantType: 'authorization_code' as const, code: parsed.grant.code };
-    if (parsed.grant.grantType === 'refresh_token') return { grantType: 'refresh_token' as const, refreshToken: parsed.grant.refreshToken };
+    if (parsed.grant.grantType === 'authorization_code')
+      return { grantType: 'authorization_code' as const, code: parsed.grant.code };
+    if (parsed.grant.grantType === 'refresh_token')
+      return { grantType: 'refresh_token' as const, refreshToken: parsed.grant.refreshToken };
   } catch (error) {
     if (error instanceof Oauth2ServerErrorResponseError) {
       const code = error.errorResponse.error;
-      throw oauthError(isOAuthErrorCode(code) ? code : 'invalid_request', code === 'unsupported_grant_type' ? 'The grant type is not supported.' : 'The token request is malformed.');
+      throw oauthError(
+        isOAuthErrorCode(code) ? code : 'invalid_request',
+        code === 'unsupported_grant_type' ? 'The grant type is not supported.' : 'The token request is malformed.',
+      );
     }
     throw error;
   }
@@ -67,9 +72,29 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
 
   const authenticated = async (request: FastifyRequest, form: Record<string, string>, allowPublic: boolean) => {
     const tenantId = request.state.tenantId!;
-    const { client } = await authenticateClient(ctx.clients, ctx.secrets, tenantId, { authorization: request.headers.authorization, body: form }, { allowPublic });
+    const { client } = await authenticateClient(
+      ctx.clients,
+      ctx.secrets,
+      tenantId,
+      { authorization: request.headers.authorization, body: form },
+      { allowPublic },
+    );
     const cmd = commandContext(request);
-    return { client, cmd: { ...cmd, principal: { id: client.clientId, kind: 'client' as const, tenantId, roles: [], scopes: [], clientId: client.clientId, issuer: null } } };
+    return {
+      client,
+      cmd: {
+        ...cmd,
+        principal: {
+          id: client.clientId,
+          kind: 'client' as const,
+          tenantId,
+          roles: [],
+          scopes: [],
+          clientId: client.clientId,
+          issuer: null,
+        },
+      },
+    };
   };
 
   app.post('/token', { config, schema: { tags: ['token'] } }, async (request, reply) => {
@@ -78,11 +103,18 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
     const grant = parseGrant(ctx, request.state.tenantId!, request, form);
     const dpopProof = ctx.dpop.enabled ? request.headers.dpop : undefined;
     // RFC 9449 §5: a public client's refresh token is bound to its DPoP key, which the refresh proof demonstrates.
-    const allowPublic = grant.grantType === 'authorization_code' || (grant.grantType === 'refresh_token' && dpopProof !== undefined);
+    const allowPublic =
+      grant.grantType === 'authorization_code' || (grant.grantType === 'refresh_token' && dpopProof !== undefined);
     const { client, cmd } = await authenticated(request, form, allowPublic);
     const tokens =
       grant.grantType === 'authorization_code'
-        ? await run.execute(exchange, cmd, { client, code: grant.code, redirectUri: form.redirect_uri, codeVerifier: form.code_verifier, dpopProof })
+        ? await run.execute(exchange, cmd, {
+            client,
+            code: grant.code,
+            redirectUri: form.redirect_uri,
+            codeVerifier: form.code_verifier,
+            dpopProof,
+          })
         : grant.grantType === 'refresh_token'
           ? await run.execute(refresh, cmd, { client, refreshToken: grant.refreshToken, scope: form.scope, dpopProof })
           : await run.execute(clientCredentials, cmd, { client, scope: form.scope, dpopProof });
@@ -108,10 +140,19 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
 
   const userinfoHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = presentedAccessToken(request.headers.authorization, request.body, ctx.dpop.enabled);
-    if (!presented) throw oauthError('invalid_token', 'An access token is required.', { status: 401, headers: { 'www-authenticate': ctx.dpop.unauthenticatedChallenge() } });
+    if (!presented)
+      throw oauthError('invalid_token', 'An access token is required.', {
+        status: 401,
+        headers: { 'www-authenticate': ctx.dpop.unauthenticatedChallenge() },
+      });
     const dpopProof = presented.scheme === 'DPoP' ? request.headers.dpop : undefined;
     const cmd = commandContext(request);
-    const claims = await run.execute(userinfo, cmd, { accessToken: presented.token, scheme: presented.scheme, dpopProof, httpMethod: request.method });
+    const claims = await run.execute(userinfo, cmd, {
+      accessToken: presented.token,
+      scheme: presented.scheme,
+      dpopProof,
+      httpMethod: request.method,
+    });
     return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(claims);
   };
   app.get('/userinfo', { config: { family: 'oauth', auth: 'none' }, schema: { tags: ['userinfo'] } }, userinfoHandler);
