@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { spawnServer } from './http.js';
+import { serverInDataDir } from './server-setup.js';
 import type { ScenarioSetup, SetupContext } from './types.js';
 
 /** The confidential client of the token benchmarks (same client, secret and verifier on both servers). */
@@ -61,33 +59,19 @@ function refreshRequests(tokens: string[]): autocannon.Request[] {
 }
 
 /** Setup of a token scenario against `bench/servers/<server>.ts` in `mode` (exchange or refresh). */
-export async function tokenSetup(
+export function tokenSetup(
   server: string,
   mode: 'exchange' | 'refresh',
   context: SetupContext,
 ): Promise<ScenarioSetup> {
-  const dataDir = await mkdtemp(join(tmpdir(), `tessera-bench-${server}-`));
-  try {
-    const child = await spawnServer(server, {
-      pin: context.pin,
-      cpuProfDir: context.cpuProfDir,
-      env: { BENCH_DATA_DIR: dataDir, BENCH_TOKEN_MODE: mode },
-    });
+  return serverInDataDir(server, context, { env: { BENCH_TOKEN_MODE: mode } }, async (child, dataDir) => {
     const credentials = JSON.parse(readFileSync(join(dataDir, 'credentials.json'), 'utf8')) as TokenBenchCredentials;
     return {
       url: child.url,
-      serverPid: child.pid,
       requests:
         mode === 'exchange'
           ? exchangeRequests(credentials.codes ?? [])
           : refreshRequests(credentials.refreshTokens ?? []),
-      async teardown() {
-        await child.stop();
-        await rm(dataDir, { recursive: true, force: true });
-      },
     };
-  } catch (error) {
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  });
 }

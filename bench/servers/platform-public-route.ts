@@ -1,14 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import {
-  createLogDestination,
-  createPlatform,
-  createRoleApp,
-  loadConfig,
-  PlatformConfigSchema,
-  platformMigrations,
-} from '@tessera/platform';
-import { announceListening, closeOnSignal, logDestinationPath } from '../lib/server-child.js';
+import { createRoleApp, platformMigrations } from '@tessera/platform';
+import { announceListening, closeOnSignal } from '../lib/server-child.js';
+import { benchDataDir, startBenchPlatform } from '../lib/bench-platform.js';
 
 /**
  * The bare route's handler inside a role app with the whole platform middleware: correlation id and trace
@@ -16,23 +9,10 @@ import { announceListening, closeOnSignal, logDestinationPath } from '../lib/ser
  * per request at info (to BENCH_LOG_FILE, /dev/null by default), metrics. Tracing is off: the configuration is
  * built from an empty environment and the harness strips OTEL_* from the child's.
  */
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!dataDir) throw new Error('BENCH_DATA_DIR is not set (the harness gives each server a temporary directory)');
-
-const config = loadConfig(PlatformConfigSchema, {
-  env: {},
-  overrides: {
-    profile: 'development',
-    database: { dataDir: join(dataDir, 'pglite') },
-    keys: { masterKey: randomBytes(32).toString('base64') },
-    rateLimit: { enabled: true, requestsPerWindow: 1_000_000_000 },
-    logging: { level: 'info' },
-  },
-});
-const platform = await createPlatform(config, {
+const { platform } = await startBenchPlatform({
+  profile: 'development',
+  database: { dataDir: join(benchDataDir(), 'pglite') },
   migrations: platformMigrations,
-  logDestination: createLogDestination(logDestinationPath()),
-  serviceName: 'tessera-bench',
 });
 const app = await createRoleApp(platform, { role: 'bench', title: 'bench', family: 'platform' });
 app.get('/bench', async () => ({ ok: true }));

@@ -3,15 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import Value from 'typebox/value';
-import {
-  createLogDestination,
-  createPlatform,
-  createRoleApp,
-  loadConfig,
-  PlatformConfigSchema,
-  platformMigrations,
-  type Sql,
-} from '@tessera/platform';
+import { createRoleApp, platformMigrations, type Sql } from '@tessera/platform';
 import { createPostgresTestDatabase } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
 import {
@@ -22,7 +14,7 @@ import {
   TokenServiceConfigSchema,
   type TokenServiceConfig,
 } from '@tessera/token-service';
-import { announceListening, closeOnSignal, logDestinationPath } from '../lib/server-child.js';
+import { announceListening, closeOnSignal } from '../lib/server-child.js';
 import {
   BENCH_CLIENT,
   BENCH_REDIRECT,
@@ -30,6 +22,7 @@ import {
   BENCH_VERIFIER,
   type TokenBenchCredentials,
 } from '../lib/token-bench.js';
+import { benchDataDir, startBenchPlatform } from '../lib/bench-platform.js';
 
 /**
  * The token service on PostgreSQL (a fresh database on the machine's server) with the whole platform: audit of
@@ -38,26 +31,16 @@ import {
  * is paid once per window, as in production. Credentials to redeem (authorization codes, or refresh tokens) are
  * minted before the measurement and handed to the load generator through a file.
  */
-const dataDir = process.env.BENCH_DATA_DIR!;
+const dataDir = benchDataDir();
 const mode = process.env.BENCH_TOKEN_MODE === 'refresh' ? 'refresh' : 'exchange';
 const count = Number(process.env.BENCH_TOKEN_CREDENTIALS ?? 60_000);
 
 const database = await createPostgresTestDatabase();
-const config = loadConfig(PlatformConfigSchema, {
-  env: {},
-  overrides: {
-    profile: 'test',
-    database: { url: database.url, maxPoolSize: 10 },
-    keys: { masterKey: randomBytes(32).toString('base64') },
-    tenancy: { seedDemoTenant: true },
-    rateLimit: { enabled: true, requestsPerWindow: 1_000_000_000 },
-    logging: { level: 'info' },
-  },
-});
-const platform = await createPlatform(config, {
+const { platform } = await startBenchPlatform({
+  profile: 'test',
+  database: { url: database.url, maxPoolSize: 10 },
   migrations: [...platformMigrations, ...identityMigrations, ...tokenServiceMigrations],
-  logDestination: createLogDestination(logDestinationPath()),
-  serviceName: 'tessera-bench',
+  overrides: { tenancy: { seedDemoTenant: true } },
 });
 const tokenConfig = Value.Default(TokenServiceConfigSchema, {
   clients: {

@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawnServer } from '../../../bench/lib/http.js';
+import { serverInDataDir } from '../../../bench/lib/server-setup.js';
 import type { Scenario } from '../../../bench/lib/types.js';
 
 /**
@@ -16,15 +15,9 @@ export const bridgeCreateSession: Scenario = {
   kind: 'http',
   baseline: 'platform-public-route',
   connections: 10,
-  async setup(context) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tessera-bench-bridge-'));
-    try {
-      // spawnServer looks in bench/servers/; this server lives with the bridge.
-      const child = await spawnServer('../../packages/bridge/bench/servers/bridge-sessions', {
-        pin: context.pin,
-        cpuProfDir: context.cpuProfDir,
-        env: { BENCH_DATA_DIR: dataDir },
-      });
+  setup: (context) =>
+    // This server lives with the bridge, beside bench/servers/.
+    serverInDataDir('../../packages/bridge/bench/servers/bridge-sessions', context, {}, async (child, dataDir) => {
       const token = (await readFile(join(dataDir, 'token.txt'), 'utf8')).trim();
       return {
         url: child.url,
@@ -36,14 +29,6 @@ export const bridgeCreateSession: Scenario = {
             body: JSON.stringify({ queryId: 'wallet-login', oauthSessionId: 'bench' }),
           },
         ],
-        async teardown() {
-          await child.stop();
-          await rm(dataDir, { recursive: true, force: true });
-        },
       };
-    } catch (error) {
-      await rm(dataDir, { recursive: true, force: true });
-      throw error;
-    }
-  },
+    }),
 };

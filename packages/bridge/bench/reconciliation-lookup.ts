@@ -1,7 +1,6 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawnServer } from '../../../bench/lib/http.js';
+import { serverInDataDir } from '../../../bench/lib/server-setup.js';
 import type { Scenario } from '../../../bench/lib/types.js';
 
 /**
@@ -20,40 +19,29 @@ export const reconciliationLookup: Scenario = {
   baseline: 'bare-route',
   goal: { minRatio: 0.25, text: 'lookups per second at least 25% of the bare route, 50 connections' },
   connections: 50,
-  async setup(context) {
-    const dataDir = await mkdtemp(join(tmpdir(), 'tessera-bench-reconciliation-'));
-    try {
-      // spawnServer looks in bench/servers/; this server lives with the bridge.
-      const child = await spawnServer('../../packages/bridge/bench/servers/reconciliation-lookup', {
-        pin: context.pin,
-        cpuProfDir: context.cpuProfDir,
-        env: { BENCH_DATA_DIR: dataDir },
-        readyTimeoutMs: 180_000,
-      });
-      const { token, bodies } = JSON.parse(await readFile(join(dataDir, 'lookup.json'), 'utf8')) as {
-        token: string;
-        bodies: string[];
-      };
-      let next = 0;
-      return {
-        url: child.url,
-        serverPid: child.pid,
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/external/v1/reconciliation/lookup',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
-          },
-        ],
-        async teardown() {
-          await child.stop();
-          await rm(dataDir, { recursive: true, force: true });
-        },
-      };
-    } catch (error) {
-      await rm(dataDir, { recursive: true, force: true });
-      throw error;
-    }
-  },
+  setup: (context) =>
+    // This server lives with the bridge, beside bench/servers/; seeding its identities takes a while.
+    serverInDataDir(
+      '../../packages/bridge/bench/servers/reconciliation-lookup',
+      context,
+      { readyTimeoutMs: 180_000 },
+      async (child, dataDir) => {
+        const { token, bodies } = JSON.parse(await readFile(join(dataDir, 'lookup.json'), 'utf8')) as {
+          token: string;
+          bodies: string[];
+        };
+        let next = 0;
+        return {
+          url: child.url,
+          requests: [
+            {
+              method: 'POST',
+              path: '/api/external/v1/reconciliation/lookup',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
+            },
+          ],
+        };
+      },
+    ),
 };

@@ -1,43 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pino from 'pino';
-import {
-  createPlatform,
-  createRoleApp,
-  loadConfig,
-  PlatformConfigSchema,
-  platformMigrations,
-  withSymmetricKeysMigration,
-} from '@tessera/platform';
+import { createRoleApp, loadConfig, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { startTestIssuer } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
-import { announceListening, closeOnSignal, logDestinationPath } from '../../../../bench/lib/server-child.js';
+import { announceListening, closeOnSignal } from '../../../../bench/lib/server-child.js';
 import { BridgeConfigSchema, bridgeMigrations, registerBridgeRoutes } from '../../src/index.js';
+import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 
 /**
  * The bridge role app for the session-creation scenario: embedded database in BENCH_DATA_DIR, a token issuer in
  * process (its token, scope bridge:sessions, written to BENCH_DATA_DIR/token.txt for the load generator).
  */
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!dataDir) throw new Error('BENCH_DATA_DIR is not set (the harness gives each server a temporary directory)');
+const dataDir = benchDataDir();
 
 const issuer = await startTestIssuer();
-const config = loadConfig(PlatformConfigSchema, {
-  env: {},
-  overrides: {
-    profile: 'development',
-    database: { dataDir: join(dataDir, 'pglite') },
-    keys: { masterKey: randomBytes(32).toString('base64') },
-    rateLimit: { enabled: true, requestsPerWindow: 1_000_000_000 },
-    logging: { level: 'info' },
-    auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
-  },
-});
-const platform = await createPlatform(config, {
+const { config, platform } = await startBenchPlatform({
+  profile: 'development',
+  database: { dataDir: join(dataDir, 'pglite') },
   migrations: withSymmetricKeysMigration([...platformMigrations, ...identityMigrations, ...bridgeMigrations]),
-  logDestination: pino.destination(logDestinationPath()),
-  serviceName: 'tessera-bench',
+  overrides: { auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] } },
 });
 const app = await createRoleApp(platform, { role: 'bridge', title: 'bench', family: 'oauth' });
 const bridge = loadConfig(BridgeConfigSchema, { env: {}, overrides: {} });

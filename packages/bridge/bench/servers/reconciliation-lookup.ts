@@ -1,19 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  createLogDestination,
-  createPlatform,
-  createRoleApp,
-  loadConfig,
-  PlatformConfigSchema,
-  platformMigrations,
-  withSymmetricKeysMigration,
-} from '@tessera/platform';
+import { createRoleApp, loadConfig, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
 import { exportSharedHmacKey, identityMigrations, PostgresIdentityStore } from '@tessera/identity';
-import { announceListening, closeOnSignal, logDestinationPath } from '../../../../bench/lib/server-child.js';
+import { announceListening, closeOnSignal } from '../../../../bench/lib/server-child.js';
 import { BridgeConfigSchema, bridgeMigrations, computeIdentifierHash, registerBridgeRoutes } from '../../src/index.js';
+import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 
 /**
  * The bridge role app for the reconciliation lookup scenario, on PostgreSQL (a fresh database on the machine's
@@ -22,29 +14,20 @@ import { BridgeConfigSchema, bridgeMigrations, computeIdentifierHash, registerBr
  * one client projection. The client's token and the lookup bodies (SERVICE_ID hashes under the tenant's shared key)
  * go to BENCH_DATA_DIR/lookup.json for the load generator.
  */
-const dataDir = process.env.BENCH_DATA_DIR;
-if (!dataDir) throw new Error('BENCH_DATA_DIR is not set (the harness gives each server a temporary directory)');
+const dataDir = benchDataDir();
 const IDENTITIES = Number(process.env.BENCH_RECONCILIATION_IDENTITIES ?? 1000);
 const AUDIENCE = 'tessera-reconciliation';
 
 const database = await createPostgresTestDatabase();
 const issuer = await startTestIssuer(AUDIENCE);
-const config = loadConfig(PlatformConfigSchema, {
-  env: {},
+const { config, platform } = await startBenchPlatform({
+  profile: 'test',
+  database: { url: database.url, maxPoolSize: 10 },
+  migrations: withSymmetricKeysMigration([...platformMigrations, ...identityMigrations, ...bridgeMigrations]),
   overrides: {
-    profile: 'test',
-    database: { url: database.url, maxPoolSize: 10 },
-    keys: { masterKey: randomBytes(32).toString('base64') },
     tenancy: { seedDemoTenant: true },
-    rateLimit: { enabled: true, requestsPerWindow: 1_000_000_000 },
-    logging: { level: 'info' },
     auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: AUDIENCE }] },
   },
-});
-const platform = await createPlatform(config, {
-  migrations: withSymmetricKeysMigration([...platformMigrations, ...identityMigrations, ...bridgeMigrations]),
-  logDestination: createLogDestination(logDestinationPath()),
-  serviceName: 'tessera-bench',
 });
 const bridge = loadConfig(BridgeConfigSchema, {
   env: {},
