@@ -287,9 +287,10 @@ export class AuditStore implements AuditLog {
     let written: AuditEvent[];
     try {
       const events = batch.map((w) => w.event);
-      written =
-        (queue.head && (await this.appendAfterKnownHead(tenantId, queue.head, events))) ||
-        (await this.writeBatch(tenantId, events));
+      // One statement after the head this process wrote last; the locking transaction when that head is unknown
+      // or another replica has moved it.
+      const appended = queue.head ? await this.appendAfterKnownHead(tenantId, queue.head, events) : null;
+      written = appended ?? (await this.writeBatch(tenantId, events));
       const last = written[written.length - 1]!;
       queue.head = { seq: last.seq, hash: last.hash };
     } catch (error) {
