@@ -4,7 +4,14 @@ import { platformPublicRoute } from './platform-public-route.js';
 import { rs256Sign } from './rs256-sign.js';
 import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
-import { oidcProviderCodeExchange, oidcProviderRefresh, tokenCodeExchange, tokenRefresh } from './token-service.js';
+import {
+  oidcProviderCodeExchange,
+  oidcProviderRefresh,
+  tokenCodeExchange,
+  tokenCodeExchangeFloor,
+  tokenRefresh,
+  tokenRefreshFloor,
+} from './token-service.js';
 
 /**
  * Every scenario of `npm run bench`, in run order (a baseline is moved before its users when needed). A new
@@ -16,8 +23,10 @@ export const scenarios: readonly Scenario[] = [
   rs256Sign,
   tokenCodeExchange,
   oidcProviderCodeExchange,
+  tokenCodeExchangeFloor,
   tokenRefresh,
   oidcProviderRefresh,
+  tokenRefreshFloor,
   ...bridgeScenarios,
   dpopVerifyMemory,
   dpopVerifyRedis,

@@ -53,3 +53,27 @@ export const oidcProviderRefresh: Scenario = {
   connections: 32,
   setup: (context) => tokenSetup('oidc-provider', 'refresh', context),
 };
+
+/**
+ * The floor (bench/servers/token-floor.ts): what a token endpoint costs here when it does nothing but parse the
+ * form, redeem in one statement batched across requests and sign. Its per-core ratio is the ceiling of any
+ * implementation on PostgreSQL in this run, the measure against which the goals above can be read.
+ */
+export const tokenCodeExchangeFloor: Scenario = {
+  name: 'token-code-exchange-floor',
+  description:
+    'floor: form parse, batched redemption statement, two RS256 signatures; no auth, audit, logs (reference)',
+  kind: 'http',
+  baseline: 'rs256-sign',
+  connections: 32,
+  setup: (context) => tokenSetup('token-floor', 'exchange', context),
+};
+
+export const tokenRefreshFloor: Scenario = {
+  name: 'token-refresh-floor',
+  description: 'floor: form parse, batched rotation statement, one RS256 signature; no auth, audit, logs (reference)',
+  kind: 'http',
+  baseline: 'rs256-sign',
+  connections: 32,
+  setup: (context) => tokenSetup('token-floor', 'refresh', context),
+};

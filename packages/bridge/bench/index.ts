@@ -1,7 +1,7 @@
 import type { Scenario } from '../../../bench/lib/types.js';
 import { bridgeCreateSession } from './create-session.js';
 import { es256Verify } from './es256-verify.js';
-import { reconciliationLookup } from './reconciliation-lookup.js';
+import { reconciliationLookup, reconciliationLookupFloor } from './reconciliation-lookup.js';
 import { bridgeVerifyPresentation } from './verify-presentation.js';
 
 /**
@@ -14,4 +14,5 @@ export const bridgeScenarios: readonly Scenario[] = [
   bridgeVerifyPresentation,
   bridgeCreateSession,
   reconciliationLookup,
+  reconciliationLookupFloor,
 ];

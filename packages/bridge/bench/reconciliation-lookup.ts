@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serverInDataDir } from '../../../bench/lib/server-setup.js';
-import type { Scenario } from '../../../bench/lib/types.js';
+import type { ScenarioSetup, Scenario, SetupContext } from '../../../bench/lib/types.js';
 
 /**
  * POST /api/external/v1/reconciliation/lookup over HTTP against a bridge role app on PostgreSQL
@@ -19,29 +19,41 @@ export const reconciliationLookup: Scenario = {
   baseline: 'bare-route',
   goal: { minRatio: 0.25, text: 'lookups per second at least 25% of the bare route, 50 connections' },
   connections: 50,
-  setup: (context) =>
-    // This server lives with the bridge, beside bench/servers/; seeding its identities takes a while.
-    serverInDataDir(
-      '../../packages/bridge/bench/servers/reconciliation-lookup',
-      context,
-      { readyTimeoutMs: 180_000 },
-      async (child, dataDir) => {
-        const { token, bodies } = JSON.parse(await readFile(join(dataDir, 'lookup.json'), 'utf8')) as {
-          token: string;
-          bodies: string[];
-        };
-        let next = 0;
-        return {
-          url: child.url,
-          requests: [
-            {
-              method: 'POST',
-              path: '/api/external/v1/reconciliation/lookup',
-              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-              setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
-            },
-          ],
-        };
-      },
-    ),
+  // This server lives with the bridge, beside bench/servers/; seeding its identities takes a while.
+  setup: (context) => lookupSetup('../../packages/bridge/bench/servers/reconciliation-lookup', context),
 };
+
+/**
+ * The floor of the lookup (bench/servers/lookup-floor.ts): one batched statement that reads the identities and
+ * inserts their audit rows, behind a bare Fastify route. The ceiling of any implementation in this run.
+ */
+export const reconciliationLookupFloor: Scenario = {
+  name: 'reconciliation-lookup-floor',
+  description: 'floor: bare route, bearer compared as a string, batched read + audit insert statement (reference)',
+  kind: 'http',
+  baseline: 'bare-route',
+  connections: 50,
+  setup: (context) => lookupSetup('lookup-floor', context),
+};
+
+/** A lookup server's setup: it writes lookup.json ({ token, bodies }); each request posts the next body. */
+function lookupSetup(server: string, context: SetupContext): Promise<ScenarioSetup> {
+  return serverInDataDir(server, context, { readyTimeoutMs: 180_000 }, async (child, dataDir) => {
+    const { token, bodies } = JSON.parse(await readFile(join(dataDir, 'lookup.json'), 'utf8')) as {
+      token: string;
+      bodies: string[];
+    };
+    let next = 0;
+    return {
+      url: child.url,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/external/v1/reconciliation/lookup',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: bodies[next++ % bodies.length]! }),
+        },
+      ],
+    };
+  });
+}
