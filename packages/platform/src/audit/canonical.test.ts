@@ -7,6 +7,7 @@ import {
   eventHash,
   storableString,
   toStorableJson,
+  toStorableJsonReference,
   type HashedEventFields,
 } from './canonical.js';
 
@@ -138,5 +139,49 @@ describe('storable values', () => {
       'k\uFFFD': 1,
     });
     expect(toStorableJson(undefined)).toBeNull();
+  });
+
+  it('copies plain data directly exactly as the JSON round trip stores it, and leaves the rest to the round trip', () => {
+    class Money {
+      constructor(readonly amount: number) {}
+    }
+    const nested: Record<string, unknown> = { level: 0 };
+    let cursor = nested;
+    for (let i = 1; i < 40; i++) cursor = (cursor.next = { level: i }) as Record<string, unknown>;
+    const withProto = JSON.parse('{"__proto__": {"x": 1}, "y": 2}') as unknown;
+    const values: unknown[] = [
+      { policy: 'tenant_admin', n: 1, ok: true, none: null },
+      { reason: 'missing_scope', client_id: 'c\u0000lient', list: ['a', 1, false, null, { deep: 'x\uD800' }] },
+      { 2: 'two', 1: 'one', b: 'b', a: 'a' },
+      { zero: -0, big: 1e21, small: 5e-7 },
+      { gone: undefined, kept: 'k' },
+      { nan: Number.NaN, inf: Number.POSITIVE_INFINITY },
+      { when: new Date('2040-01-01T00:00:00Z') },
+      { money: new Money(3) },
+      { custom: { toJSON: () => 'custom' } },
+      { list: [1, undefined, 3] },
+      // eslint-disable-next-line no-sparse-arrays -- a hole is what this member tests.
+      { holes: [1, , 3] },
+      { fn: () => 1, sym: Symbol('s') },
+      { map: new Map([['a', 1]]) },
+      Object.assign(Object.create(null) as object, { bare: 'prototype-less' }),
+      withProto,
+      nested,
+      ['top', 'level'],
+      'a string',
+      42,
+      null,
+      undefined,
+      { 'k\u0000': 1, 'k\uD800': 2 },
+      { emoji: '\u{1F600}', accents: 'éàü' },
+    ];
+    for (const value of values) {
+      const direct = toStorableJson(value);
+      const reference = toStorableJsonReference(value);
+      expect(JSON.stringify(direct)).toBe(JSON.stringify(reference));
+      expect(canonicalJson(direct)).toBe(canonicalJson(reference));
+      expect(Object.getPrototypeOf(direct ?? {})).toEqual(Object.getPrototypeOf(reference ?? {}));
+    }
+    expect(Object.is((toStorableJson({ zero: -0 }) as { zero: number }).zero, 0)).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEvent } from './audit-log.js';
 
 /**
@@ -46,9 +46,11 @@ export function canonicalJson(value: unknown): string {
  */
 // eslint-disable-next-line no-control-regex -- NUL is precisely the character this pattern must find.
 const UNSTORABLE = /[\u0000\uD800-\uDFFF]/gu;
+// eslint-disable-next-line no-control-regex -- the same class, without the global flag's lastIndex state.
+const HAS_UNSTORABLE = /[\u0000\uD800-\uDFFF]/u;
 
 export function storableString(value: string): string {
-  return value.replace(UNSTORABLE, '\uFFFD');
+  return HAS_UNSTORABLE.test(value) ? value.replace(UNSTORABLE, '\uFFFD') : value;
 }
 
 /**
@@ -56,8 +58,66 @@ export function storableString(value: string): string {
  * converted (Date to ISO text, non-finite numbers to null), and strings are made storable.
  */
 export function toStorableJson(value: unknown): JsonValue {
+  // Audit details are nearly always plain data: copied directly, they skip a JSON round trip per event.
+  const copied = plainCopy(value, 0);
+  if (copied !== NOT_PLAIN) return copied;
+  return toStorableJsonReference(value);
+}
+
+/** toStorableJson as it is defined: through JSON text and back (the reference for the direct copy). */
+export function toStorableJsonReference(value: unknown): JsonValue {
   const plain = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as JsonValue);
   return sanitize(plain);
+}
+
+const NOT_PLAIN = Symbol('not plain');
+/** Deeper than this, the JSON round trip decides (and reports a cycle as JSON.stringify does). */
+const MAX_DIRECT_DEPTH = 32;
+
+/**
+ * The storable copy of plain data (strings, finite numbers, booleans, null, arrays and plain objects of them,
+ * undefined members), equal to the JSON round trip's; NOT_PLAIN for anything the round trip would convert or drop
+ * in another way (toJSON, class instances, functions, non-finite numbers, holes or undefined in arrays, a
+ * `__proto__` key), which then takes the round trip.
+ */
+function plainCopy(value: unknown, depth: number): JsonValue | typeof NOT_PLAIN {
+  switch (typeof value) {
+    case 'string':
+      return storableString(value);
+    case 'boolean':
+      return value;
+    case 'number':
+      // JSON writes -0 as 0.
+      return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+    case 'object': {
+      if (value === null) return null;
+      if (depth >= MAX_DIRECT_DEPTH) return NOT_PLAIN;
+      if (Array.isArray(value)) {
+        const out: JsonValue[] = new Array<JsonValue>(value.length);
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value) || value[i] === undefined) return NOT_PLAIN;
+          const item = plainCopy(value[i], depth + 1);
+          if (item === NOT_PLAIN) return NOT_PLAIN;
+          out[i] = item;
+        }
+        return out;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return NOT_PLAIN;
+      const out: { [key: string]: JsonValue } = {};
+      for (const key of Object.keys(value)) {
+        if (key === '__proto__') return NOT_PLAIN;
+        const member = (value as Record<string, unknown>)[key];
+        if (member === undefined) continue;
+        const copied = plainCopy(member, depth + 1);
+        if (copied === NOT_PLAIN) return NOT_PLAIN;
+        out[storableString(key)] = copied;
+      }
+      return out;
+    }
+    default:
+      return NOT_PLAIN;
+  }
 }
 
 function sanitize(value: JsonValue): JsonValue {
@@ -125,5 +185,5 @@ export function canonicalEventReference(event: HashedEventFields): string {
 
 /** hash = hex(SHA-256(prev_hash || canonical JSON of the event)): each event commits to the whole chain before it. */
 export function eventHash(prevHash: string, event: HashedEventFields): string {
-  return createHash('sha256').update(prevHash, 'utf8').update(canonicalEvent(event), 'utf8').digest('hex');
+  return hash('sha256', `${prevHash}${canonicalEvent(event)}`, 'hex');
 }
