@@ -6,6 +6,7 @@ import type { ClientSecretVerifier } from './clients/client-secret.js';
 import type { TokenSigner } from './tokens/token-signer.js';
 import type { WalletSessionRedeemer } from './wallet/bridge-client.js';
 import type { TokenServiceDpop } from './dpop/token-service-dpop.js';
+import type { GrantRedemptions } from './storage/grant-redemptions.js';
 
 /** What the token service's commands and routes share. Built once by `createTokenService`. */
 export interface TokenServiceContext {
@@ -20,6 +21,8 @@ export interface TokenServiceContext {
   wallet: WalletSessionRedeemer | null;
   /** DPoP proofs, nonces and replay state (RFC 9449); inert while `config.dpop.enabled` is false. */
   dpop: TokenServiceDpop;
+  /** Code and refresh-token redemptions, batched per tenant across concurrent requests. */
+  redemptions: GrantRedemptions;
   /** The deployment's service claim (000 §2.9: the service claim and scope). */
   serviceClaim: string;
   /** `urn:<vendor>:oid4vp:vp` (000 §2.3). */

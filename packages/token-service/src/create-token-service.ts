@@ -14,6 +14,7 @@ import { registerInternalRoutes } from './http/routes/internal.js';
 import { grantStore } from './storage/grant-store.js';
 import { ServiceTokenMinter } from './tokens/service-token.js';
 import { TokenServiceDpop } from './dpop/token-service-dpop.js';
+import { GrantRedemptions } from './storage/grant-redemptions.js';
 
 export interface CreateTokenServiceOptions {
   identities: IdentityStore;
@@ -66,6 +67,7 @@ export function createTokenService(
     wallet,
     // Reads the context's clock at each call, so that a clock set on the context later is the one used.
     dpop: new TokenServiceDpop(platform, config.dpop, () => ctx.clock.now()),
+    redemptions: new GrantRedemptions(platform.db),
     serviceClaim: platform.config.deployment.serviceClaim,
     walletAcr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
     issuerFor,

@@ -5,3 +5,4 @@ export * from './open-database.js';
 export { PostgresDatabase } from './postgres.js';
 export { PgliteDatabase } from './pglite.js';
 export { RUNTIME_ROLE } from './runtime-role.js';
+export * from './tenant-batcher.js';

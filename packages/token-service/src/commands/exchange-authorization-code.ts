@@ -89,27 +89,26 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       const newRefreshToken = client.grantTypes.includes('refresh_token') ? newOpaqueToken() : null;
       const lifetime = Math.max(client.accessTokenTtlSeconds, client.idTokenTtlSeconds);
       const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
-      // One statement, outside a transaction: it consumes the code only if every check holds. Its gate compares the
-      // verifier's S256 digest with the stored challenge; a refusal is explained below by the constant-time check.
-      const redeemed = await ctx.platform.db.withTenantSession(cmd.tenantId, (sql) =>
-        grantStore.redeemCode(sql, {
-          codeHash,
-          clientId: client.clientId,
-          redirectUri,
-          codeChallenge: s256Challenge(codeVerifier),
-          now,
-          dpopJkt: proofJkt,
-          grantExpiresAt: after(lifetime),
-          grantExpiresAtWithRefresh: after(Math.max(lifetime, client.refreshTokenTtlSeconds)),
-          refresh: newRefreshToken
-            ? {
-                tokenHash: hashToken(newRefreshToken),
-                expiresAt: after(client.refreshTokenTtlSeconds),
-                requiredScope: 'offline_access',
-              }
-            : null,
-        }),
-      );
+      // One statement (shared with the tenant's concurrent exchanges), outside a transaction: it consumes the code
+      // only if every check holds. Its gate compares the verifier's S256 digest with the stored challenge; a refusal
+      // is explained below by the constant-time check.
+      const redeemed = await ctx.redemptions.redeemCode(cmd.tenantId, {
+        codeHash,
+        clientId: client.clientId,
+        redirectUri,
+        codeChallenge: s256Challenge(codeVerifier),
+        now,
+        dpopJkt: proofJkt,
+        grantExpiresAt: after(lifetime),
+        grantExpiresAtWithRefresh: after(Math.max(lifetime, client.refreshTokenTtlSeconds)),
+        refresh: newRefreshToken
+          ? {
+              tokenHash: hashToken(newRefreshToken),
+              expiresAt: after(client.refreshTokenTtlSeconds),
+              requiredScope: 'offline_access',
+            }
+          : null,
+      });
       if (!redeemed.consumed || !redeemed.found) {
         throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, redirectUri, codeVerifier, proofJkt, now });
       }

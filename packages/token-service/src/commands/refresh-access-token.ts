@@ -78,22 +78,21 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
         input.dpopProof,
       );
       const asked = input.scope === undefined ? null : parseScope(input.scope);
-      // One statement, outside a transaction: it rotates the token only if every check holds.
-      const redeemed = await ctx.platform.db.withTenantSession(cmd.tenantId, (sql) =>
-        grantStore.redeemRefreshToken(sql, {
-          tokenHash,
-          clientId: client.clientId,
-          now,
-          rotatedAfter: grace > 0 ? new Date(now.getTime() - grace * 1000) : null,
-          dpopJkt: proofJkt,
-          publicClient: client.secret === null,
-          scope: asked,
-          next: {
-            tokenHash: hashToken(next),
-            expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000),
-          },
-        }),
-      );
+      // One statement (shared with the tenant's concurrent refreshes), outside a transaction: it rotates the token
+      // only if every check holds.
+      const redeemed = await ctx.redemptions.redeemRefreshToken(cmd.tenantId, {
+        tokenHash,
+        clientId: client.clientId,
+        now,
+        rotatedAfter: grace > 0 ? new Date(now.getTime() - grace * 1000) : null,
+        dpopJkt: proofJkt,
+        publicClient: client.secret === null,
+        scope: asked,
+        next: {
+          tokenHash: hashToken(next),
+          expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000),
+        },
+      });
       if (!redeemed.rotated || !redeemed.found) {
         throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, asked, proofJkt, now });
       }

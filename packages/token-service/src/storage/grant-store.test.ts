@@ -5,7 +5,8 @@ import { DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from
 import { tokenServiceMigrations } from '../migrations.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { s256Challenge } from '../domain/pkce.js';
-import { grantStore, type Grant } from './grant-store.js';
+import { grantStore, type Grant, type RefreshRedemption } from './grant-store.js';
+import { distinctRounds, GrantRedemptions } from './grant-redemptions.js';
 
 const CLIENT = 'demo-rp';
 const REDIRECT = 'http://127.0.0.1:8400/callback';
@@ -203,5 +204,106 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
     const refresh = redemptions.find((r) => r.consumed)!.refresh;
     const rotations = await Promise.all(Array.from({ length: 20 }, () => rotate(refresh)));
     expect(rotations.filter((r) => r.rotated)).toHaveLength(1);
+  });
+
+  const refreshInput = (token: string, overrides: Partial<RefreshRedemption> = {}): RefreshRedemption => ({
+    tokenHash: hashToken(token),
+    clientId: CLIENT,
+    now,
+    rotatedAfter: null,
+    dpopJkt: null,
+    publicClient: false,
+    scope: null,
+    next: { tokenHash: hashToken(newOpaqueToken()), expiresAt: later(3600) },
+    ...overrides,
+  });
+
+  it('one statement redeems several codes and rotates several tokens, each judged as it would be alone', async () => {
+    const [a, b, c] = await Promise.all([newCode(), newCode({ scope: 'openid' }), newCode()]);
+    const refreshes = [newOpaqueToken(), newOpaqueToken(), newOpaqueToken()];
+    const codeInput = (code: string, refresh: string, overrides: Record<string, unknown> = {}) => ({
+      codeHash: hashToken(code),
+      clientId: CLIENT,
+      redirectUri: REDIRECT,
+      codeChallenge: s256Challenge(VERIFIER),
+      now,
+      dpopJkt: null,
+      grantExpiresAt: later(300),
+      grantExpiresAtWithRefresh: later(3600),
+      refresh: { tokenHash: hashToken(refresh), expiresAt: later(3600), requiredScope: 'offline_access' },
+      ...overrides,
+    });
+    const codes = await inDemo((sql) =>
+      grantStore.redeemCodes(sql, [
+        codeInput(a!.code, refreshes[0]!),
+        codeInput(newOpaqueToken(), newOpaqueToken()),
+        codeInput(b!.code, refreshes[1]!),
+        codeInput(c!.code, refreshes[2]!, { clientId: 'other-rp' }),
+      ]),
+    );
+    expect(codes.map((r) => [r.consumed, r.refreshStored])).toEqual([
+      [true, true],
+      [false, false],
+      [true, false],
+      [false, false],
+    ]);
+    expect(codes[1]!.found).toBeNull();
+    expect(codes.map((r) => r.found?.grant.id ?? null)).toEqual([a!.grantId, null, b!.grantId, c!.grantId]);
+    expect(new Date((await grantOf(b!.grantId)).expires_at).getTime()).toBe(later(300).getTime());
+
+    const second = await redeemCode(c!.code);
+    const rotations = await inDemo((sql) =>
+      grantStore.redeemRefreshTokens(sql, [
+        refreshInput(second.refresh, { scope: ['openid'] }),
+        refreshInput(refreshes[0]!, { clientId: 'other-rp' }),
+        refreshInput(newOpaqueToken()),
+        refreshInput(refreshes[0]!.slice(1)),
+      ]),
+    );
+    expect(rotations.map((r) => r.rotated)).toEqual([true, false, false, false]);
+    expect(rotations[1]!.found?.token.rotatedAt).toBeNull();
+    expect(rotations.slice(2).map((r) => r.found)).toEqual([null, null]);
+    expect((await rotate(refreshes[0]!)).rotated).toBe(true);
+  });
+
+  it('the batched redemptions give one success among concurrent presentations of one token, and rotate the rest', async () => {
+    const redemptions = new GrantRedemptions(t.db);
+    const codes = await Promise.all(Array.from({ length: 6 }, () => newCode()));
+    const refreshes = await Promise.all(codes.map(async ({ code }) => (await redeemCode(code)).refresh));
+    // Every token once, and the first one 8 more times, all at the same moment.
+    const presented = [...refreshes, ...Array.from({ length: 8 }, () => refreshes[0]!)];
+    const results = await Promise.all(
+      presented.map((token) => redemptions.redeemRefreshToken('demo', refreshInput(token))),
+    );
+    expect(results.slice(1, refreshes.length).every((r) => r.rotated)).toBe(true);
+    const ofFirst = [results[0]!, ...results.slice(refreshes.length)];
+    expect(ofFirst.filter((r) => r.rotated)).toHaveLength(1);
+    // The losers found the token as the winner left it: rotated, which the command treats as a reuse.
+    expect(ofFirst.filter((r) => !r.rotated).every((r) => r.found?.token.rotatedAt !== null)).toBe(true);
+
+    const { code } = await newCode();
+    const exchanges = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        redemptions.redeemCode('demo', {
+          codeHash: hashToken(code),
+          clientId: CLIENT,
+          redirectUri: REDIRECT,
+          codeChallenge: s256Challenge(VERIFIER),
+          now,
+          dpopJkt: null,
+          grantExpiresAt: later(300),
+          grantExpiresAtWithRefresh: later(3600),
+          refresh: null,
+        }),
+      ),
+    );
+    expect(exchanges.filter((r) => r.consumed)).toHaveLength(1);
+  });
+});
+
+describe('distinctRounds', () => {
+  it('puts each key once per round, in arrival order', () => {
+    expect(distinctRounds(['a', 'b', 'a', 'c', 'a', 'b'], (k) => k)).toEqual([[0, 1, 3], [2, 5], [4]]);
+    expect(distinctRounds([], (k: string) => k)).toEqual([]);
   });
 });

@@ -52,6 +52,50 @@ export interface RefreshToken {
   rotatedAt: Date | null;
 }
 
+/** One authorization code presented at the token endpoint (RFC 6749 §4.1.3), as redeemCode checks it. */
+export interface CodeRedemption {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  /** The S256 challenge of the presented verifier (RFC 7636 §4.6). */
+  codeChallenge: string;
+  now: Date;
+  /** The thumbprint of the request's DPoP proof key, if any. */
+  dpopJkt: string | null;
+  /** The grant's lifetime from now on, without and with a refresh token. */
+  grantExpiresAt: Date;
+  grantExpiresAtWithRefresh: Date;
+  refresh: { tokenHash: string; expiresAt: Date; requiredScope: string } | null;
+}
+
+/** The code and grant as they were before the statement (null: no such code), and what the statement did. */
+export interface CodeRedeemed {
+  found: { code: AuthorizationCode; grant: Grant } | null;
+  consumed: boolean;
+  refreshStored: boolean;
+}
+
+/** One refresh token presented at the token endpoint (RFC 6749 §6), as redeemRefreshToken checks it. */
+export interface RefreshRedemption {
+  tokenHash: string;
+  clientId: string;
+  now: Date;
+  rotatedAfter: Date | null;
+  /** The thumbprint of the request's DPoP proof key, if any. */
+  dpopJkt: string | null;
+  /** A client without a secret may refresh only a DPoP-bound grant (RFC 9449 §5). */
+  publicClient: boolean;
+  /** The narrower scope asked for, or null for the token's own. */
+  scope: readonly string[] | null;
+  next: { tokenHash: string; expiresAt: Date };
+}
+
+/** The token and grant as they were before the statement (null: no such token), and whether it was rotated. */
+export interface RefreshRedeemed {
+  found: { token: RefreshToken; grant: Grant } | null;
+  rotated: boolean;
+}
+
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
 
@@ -204,71 +248,82 @@ export const grantStore = {
    * tell why a refused redemption was refused, and whether this statement consumed the code and stored a refresh
    * token.
    */
-  async redeemCode(
-    sql: Sql,
-    input: {
-      codeHash: string;
-      clientId: string;
-      redirectUri: string;
-      /** The S256 challenge of the presented verifier (RFC 7636 §4.6). */
-      codeChallenge: string;
-      now: Date;
-      /** The thumbprint of the request's DPoP proof key, if any. */
-      dpopJkt: string | null;
-      /** The grant's lifetime from now on, without and with a refresh token. */
-      grantExpiresAt: Date;
-      grantExpiresAtWithRefresh: Date;
-      refresh: { tokenHash: string; expiresAt: Date; requiredScope: string } | null;
-    },
-  ): Promise<{ found: { code: AuthorizationCode; grant: Grant } | null; consumed: boolean; refreshStored: boolean }> {
+  async redeemCode(sql: Sql, input: CodeRedemption): Promise<CodeRedeemed> {
+    return (await grantStore.redeemCodes(sql, [input]))[0]!;
+  },
+
+  /**
+   * redeemCode for several codes in one statement (the token endpoint batches concurrent exchanges of a tenant):
+   * each input row is checked and consumed as it would be alone. The codes must be distinct: a code presented twice
+   * belongs in a later statement, which then finds it consumed. Answers in the order of `inputs`.
+   */
+  async redeemCodes(sql: Sql, inputs: readonly CodeRedemption[]): Promise<CodeRedeemed[]> {
+    const rows = inputs.map((input, n) => ({
+      n,
+      code_hash: input.codeHash,
+      client_id: input.clientId,
+      redirect_uri: input.redirectUri,
+      code_challenge: input.codeChallenge,
+      at: input.now,
+      dpop_jkt: input.dpopJkt,
+      grant_expires_at: input.grantExpiresAt,
+      grant_expires_at_with_refresh: input.grantExpiresAtWithRefresh,
+      refresh_hash: input.refresh?.tokenHash ?? null,
+      refresh_expires_at: input.refresh?.expiresAt ?? null,
+      required_scope: input.refresh?.requiredScope ?? null,
+    }));
     // Every common table expression sees the rows as they were before the statement (PostgreSQL §7.8.4), so
-    // `found` is the state before the redemption, whatever the other parts change.
-    const r = await sql.query<Row & { consumed: boolean; refresh_stored: boolean }>(
-      `WITH found AS (
-         SELECT c.code_hash, c.grant_id, c.client_id AS code_client_id, c.redirect_uri, c.nonce, c.code_challenge, c.code_challenge_method,
-                c.expires_at AS code_expires_at, c.consumed_at, g.*,
-                ($9::text IS NOT NULL AND $11::text = ANY (string_to_array(g.scope, ' '))) AS offline
-         FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = $1),
+    // `found` is the state before the redemption, whatever the other parts change. The lateral join looks each
+    // input up by its key, an index probe per row (LIMIT 1 keeps the planner from flattening it into a join): the
+    // planner cannot count a JSON parameter's rows, and joining them as a set had it scan every code of the tenant.
+    const r = await sql.query<Row & { n: number; consumed: boolean; refresh_stored: boolean }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS i(n int, code_hash text, client_id text, redirect_uri text,
+           code_challenge text, at timestamptz, dpop_jkt text, grant_expires_at timestamptz,
+           grant_expires_at_with_refresh timestamptz, refresh_hash text, refresh_expires_at timestamptz, required_scope text)),
+       found AS (
+         SELECT i.n, x.*, (i.refresh_hash IS NOT NULL AND i.required_scope = ANY (string_to_array(x.scope, ' '))) AS offline
+         FROM input i CROSS JOIN LATERAL (
+           SELECT c.code_hash, c.grant_id, c.client_id AS code_client_id, c.redirect_uri, c.nonce, c.code_challenge,
+                  c.code_challenge_method, c.expires_at AS code_expires_at, c.consumed_at, g.*
+           FROM oauth_authorization_codes c JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = i.code_hash LIMIT 1) x),
        consumed AS (
-         UPDATE oauth_authorization_codes code SET consumed_at = $5
-         FROM found f
-         WHERE code.code_hash = $1 AND code.consumed_at IS NULL AND code.client_id = $2 AND code.redirect_uri = $3
-           AND code.expires_at > $5 AND code.code_challenge_method = 'S256' AND code.code_challenge = $4
-           AND (f.dpop_jkt IS NULL OR f.dpop_jkt = $6::text)
-         RETURNING code.grant_id, code.client_id, f.scope, f.offline),
+         UPDATE oauth_authorization_codes code SET consumed_at = i.at
+         FROM input i JOIN found f ON f.n = i.n
+         WHERE code.code_hash = i.code_hash AND code.consumed_at IS NULL AND code.client_id = i.client_id
+           AND code.redirect_uri = i.redirect_uri AND code.expires_at > i.at AND code.code_challenge_method = 'S256'
+           AND code.code_challenge = i.code_challenge AND (f.dpop_jkt IS NULL OR f.dpop_jkt = i.dpop_jkt)
+         RETURNING i.n, code.grant_id, code.client_id, f.scope, f.offline, i.at, i.dpop_jkt, i.grant_expires_at,
+                   i.grant_expires_at_with_refresh, i.refresh_hash, i.refresh_expires_at),
        activated AS (
-         UPDATE oauth_grants g SET expires_at = CASE WHEN consumed.offline THEN $8::timestamptz ELSE $7::timestamptz END,
-                dpop_jkt = COALESCE(g.dpop_jkt, $6::text)
-         FROM consumed WHERE g.id = consumed.grant_id RETURNING g.id),
+         UPDATE oauth_grants g
+            SET expires_at = CASE WHEN c.offline THEN c.grant_expires_at_with_refresh ELSE c.grant_expires_at END,
+                dpop_jkt = COALESCE(g.dpop_jkt, c.dpop_jkt)
+         FROM consumed c WHERE g.id = c.grant_id RETURNING g.id),
        refresh AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
-         SELECT $9, grant_id, client_id, scope, $5, $10 FROM consumed WHERE offline RETURNING 1)
-       SELECT found.*, EXISTS (SELECT 1 FROM consumed) AS consumed, EXISTS (SELECT 1 FROM refresh) AS refresh_stored FROM found`,
-      [
-        input.codeHash,
-        input.clientId,
-        input.redirectUri,
-        input.codeChallenge,
-        input.now,
-        input.dpopJkt,
-        input.grantExpiresAt,
-        input.grantExpiresAtWithRefresh,
-        input.refresh?.tokenHash ?? null,
-        input.refresh?.expiresAt ?? null,
-        input.refresh?.requiredScope ?? null,
-      ],
-      { prepareAs: 'token.redeem-code' },
+         SELECT refresh_hash, grant_id, client_id, scope, at, refresh_expires_at FROM consumed WHERE offline
+         RETURNING token_hash)
+       SELECT found.*, EXISTS (SELECT 1 FROM consumed c WHERE c.n = found.n) AS consumed,
+              EXISTS (SELECT 1 FROM refresh r JOIN input i ON r.token_hash = i.refresh_hash WHERE i.n = found.n)
+                AS refresh_stored
+       FROM found`,
+      [JSON.stringify(rows)],
+      { prepareAs: 'token.redeem-codes' },
     );
-    const row = r.rows[0];
-    if (!row) return { found: null, consumed: false, refreshStored: false };
-    return {
-      found: {
-        code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }),
-        grant: toGrant(row),
-      },
-      consumed: row.consumed === true,
-      refreshStored: row.refresh_stored === true,
-    };
+    const byInput = new Map(r.rows.map((row) => [Number(row.n), row]));
+    return inputs.map((_, n): CodeRedeemed => {
+      const row = byInput.get(n);
+      if (!row) return { found: null, consumed: false, refreshStored: false };
+      return {
+        found: {
+          code: toCode({ ...row, client_id: row.code_client_id, expires_at: row.code_expires_at }),
+          grant: toGrant(row),
+        },
+        consumed: row.consumed === true,
+        refreshStored: row.refresh_stored === true,
+      };
+    });
   },
 
   async findRefreshTokenWithGrant(sql: Sql, tokenHash: string): Promise<{ token: RefreshToken; grant: Grant } | null> {
@@ -288,52 +343,60 @@ export const grantStore = {
    * Answers the token and grant as they were before the statement (null when no such token), so that the caller
    * can tell why a refused rotation was refused, and whether this statement rotated the token.
    */
-  async redeemRefreshToken(
-    sql: Sql,
-    input: {
-      tokenHash: string;
-      clientId: string;
-      now: Date;
-      rotatedAfter: Date | null;
-      /** The thumbprint of the request's DPoP proof key, if any. */
-      dpopJkt: string | null;
-      /** A client without a secret may refresh only a DPoP-bound grant (RFC 9449 §5). */
-      publicClient: boolean;
-      /** The narrower scope asked for, or null for the token's own. */
-      scope: readonly string[] | null;
-      next: { tokenHash: string; expiresAt: Date };
-    },
-  ): Promise<{ found: { token: RefreshToken; grant: Grant } | null; rotated: boolean }> {
-    const r = await sql.query<Row & { rotated: boolean }>(
-      `WITH found AS (${REFRESH_WITH_GRANT} WHERE t.token_hash = $1),
+  async redeemRefreshToken(sql: Sql, input: RefreshRedemption): Promise<RefreshRedeemed> {
+    return (await grantStore.redeemRefreshTokens(sql, [input]))[0]!;
+  },
+
+  /**
+   * redeemRefreshToken for several tokens in one statement (the token endpoint batches concurrent refreshes of a
+   * tenant): each input row is checked and rotated as it would be alone. The tokens must be distinct: a token
+   * presented twice belongs in a later statement, which then finds it rotated. Answers in the order of `inputs`.
+   */
+  async redeemRefreshTokens(sql: Sql, inputs: readonly RefreshRedemption[]): Promise<RefreshRedeemed[]> {
+    const rows = inputs.map((input, n) => ({
+      n,
+      token_hash: input.tokenHash,
+      client_id: input.clientId,
+      at: input.now,
+      rotated_after: input.rotatedAfter,
+      dpop_jkt: input.dpopJkt,
+      public_client: input.publicClient,
+      // Scope tokens hold no space (RFC 6749 §3.3), so the list travels as its space-delimited form.
+      scope: input.scope === null ? null : input.scope.join(' '),
+      next_hash: input.next.tokenHash,
+      next_expires_at: input.next.expiresAt,
+    }));
+    // As in redeemCodes: each input is looked up by its key through a lateral join.
+    const r = await sql.query<Row & { n: number; rotated: boolean }>(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS i(n int, token_hash text, client_id text, at timestamptz,
+           rotated_after timestamptz, dpop_jkt text, public_client boolean, scope text, next_hash text,
+           next_expires_at timestamptz)),
+       found AS (
+         SELECT i.n, x.* FROM input i CROSS JOIN LATERAL (${REFRESH_WITH_GRANT} WHERE t.token_hash = i.token_hash LIMIT 1) x),
        rotated AS (
-         UPDATE oauth_refresh_tokens t SET rotated_at = COALESCE(t.rotated_at, $3)
-         FROM found f
-         WHERE t.token_hash = $1 AND t.client_id = $2 AND t.expires_at > $3
-           AND (t.rotated_at IS NULL OR ($4::timestamptz IS NOT NULL AND t.rotated_at >= $4))
-           AND f.revoked_at IS NULL AND (f.dpop_jkt IS NULL OR f.dpop_jkt = $5::text) AND (NOT $6::boolean OR f.dpop_jkt IS NOT NULL)
-           AND ($7::text[] IS NULL OR $7::text[] <@ string_to_array(t.scope, ' '))
-         RETURNING t.grant_id, t.client_id, COALESCE(array_to_string($7::text[], ' '), t.scope) AS scope),
+         UPDATE oauth_refresh_tokens t SET rotated_at = COALESCE(t.rotated_at, i.at)
+         FROM input i JOIN found f ON f.n = i.n
+         WHERE t.token_hash = i.token_hash AND t.client_id = i.client_id AND t.expires_at > i.at
+           AND (t.rotated_at IS NULL OR (i.rotated_after IS NOT NULL AND t.rotated_at >= i.rotated_after))
+           AND f.revoked_at IS NULL AND (f.dpop_jkt IS NULL OR f.dpop_jkt = i.dpop_jkt)
+           AND (NOT i.public_client OR f.dpop_jkt IS NOT NULL)
+           AND (i.scope IS NULL OR string_to_array(i.scope, ' ') <@ string_to_array(t.scope, ' '))
+         RETURNING t.grant_id, t.client_id, COALESCE(i.scope, t.scope) AS scope, i.at, i.next_hash, i.next_expires_at),
        successor AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
-         SELECT $8, grant_id, client_id, scope, $3, $9 FROM rotated RETURNING 1)
-       SELECT found.*, EXISTS (SELECT 1 FROM successor) AS rotated FROM found`,
-      [
-        input.tokenHash,
-        input.clientId,
-        input.now,
-        input.rotatedAfter,
-        input.dpopJkt,
-        input.publicClient,
-        input.scope,
-        input.next.tokenHash,
-        input.next.expiresAt,
-      ],
-      { prepareAs: 'token.redeem-refresh-token' },
+         SELECT next_hash, grant_id, client_id, scope, at, next_expires_at FROM rotated RETURNING token_hash)
+       SELECT found.*,
+              EXISTS (SELECT 1 FROM successor s JOIN input i ON s.token_hash = i.next_hash WHERE i.n = found.n) AS rotated
+       FROM found`,
+      [JSON.stringify(rows)],
+      { prepareAs: 'token.redeem-refresh-tokens' },
     );
-    const row = r.rows[0];
-    if (!row) return { found: null, rotated: false };
-    return { found: toRefreshWithGrant(row), rotated: row.rotated === true };
+    const byInput = new Map(r.rows.map((row) => [Number(row.n), row]));
+    return inputs.map((_, n): RefreshRedeemed => {
+      const row = byInput.get(n);
+      return row ? { found: toRefreshWithGrant(row), rotated: row.rotated === true } : { found: null, rotated: false };
+    });
   },
 
   async revokeGrant(sql: Sql, grantId: string, reason: string, now: Date): Promise<void> {

@@ -1,7 +1,13 @@
-import { AppError, isAppError, type Clock, type Database } from '@tessera/platform';
 import type { IdentifierType, IdentityRecord, IdentityStore } from '@tessera/identity';
 import { auxiliaryStore } from './auxiliary-store.js';
-import { TenantBatcher, type TenantBatcherOptions } from './tenant-batcher.js';
+import {
+  AppError,
+  isAppError,
+  TenantBatcher,
+  type Clock,
+  type Database,
+  type TenantBatcherOptions,
+} from '@tessera/platform';
 
 /** One POST /lookup (000 §4.3) as the read side sees it: the identifier and the categories the client may see. */
 export interface LookupQuery {
@@ -18,7 +24,7 @@ export interface LookupMatches {
 }
 
 /**
- * The read path of POST /lookup: the concurrent lookups of a tenant are batched (tenant-batcher.ts) and each batch
+ * The read path of POST /lookup: the concurrent lookups of a tenant are batched (the platform's TenantBatcher) and each batch
  * costs one tenant session with two statements whatever its size: the identity store's index lookup (identities
  * and their sealed claims), then the live auxiliary categories of the single matches. Outside a transaction (a
  * session unit): each statement is consistent by itself, and the categories of an identity erased between the two
