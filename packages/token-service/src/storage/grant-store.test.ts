@@ -5,7 +5,7 @@ import { DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from
 import { tokenServiceMigrations } from '../migrations.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { s256Challenge } from '../domain/pkce.js';
-import { grantStore, type Grant, type RefreshRedemption } from './grant-store.js';
+import { grantStore, type CodeRedemption, type Grant, type RefreshRedemption } from './grant-store.js';
 import { distinctRounds, GrantRedemptions } from './grant-redemptions.js';
 
 const CLIENT = 'demo-rp';
@@ -64,40 +64,50 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
     return { code, grantId: grant.id };
   }
 
-  const redeemCode = (code: string, overrides: Partial<Parameters<typeof grantStore.redeemCode>[1]> = {}) => {
+  /** A redemption of `code` by the demo client with the right verifier, storing `refresh` as its first refresh token. */
+  const codeInput = (code: string, refresh: string, overrides: Partial<CodeRedemption> = {}): CodeRedemption => ({
+    codeHash: hashToken(code),
+    clientId: CLIENT,
+    redirectUri: REDIRECT,
+    codeChallenge: s256Challenge(VERIFIER),
+    now,
+    dpopJkt: null,
+    grantExpiresAt: later(300),
+    grantExpiresAtWithRefresh: later(3600),
+    refresh: { tokenHash: hashToken(refresh), expiresAt: later(3600), requiredScope: 'offline_access' },
+    ...overrides,
+  });
+
+  /** A rotation of `token` by the demo client (confidential, no DPoP) into `next`. */
+  const refreshInput = (
+    token: string,
+    overrides: Partial<RefreshRedemption> = {},
+    next: string = newOpaqueToken(),
+  ): RefreshRedemption => ({
+    tokenHash: hashToken(token),
+    clientId: CLIENT,
+    now,
+    rotatedAfter: null,
+    dpopJkt: null,
+    publicClient: false,
+    scope: null,
+    next: { tokenHash: hashToken(next), expiresAt: later(3600) },
+    ...overrides,
+  });
+
+  const redeemCode = (code: string, overrides: Partial<CodeRedemption> = {}) => {
     const refresh = newOpaqueToken();
     return inDemo(async (sql) => ({
       refresh,
-      ...(await grantStore.redeemCode(sql, {
-        codeHash: hashToken(code),
-        clientId: CLIENT,
-        redirectUri: REDIRECT,
-        codeChallenge: s256Challenge(VERIFIER),
-        now,
-        dpopJkt: null,
-        grantExpiresAt: later(300),
-        grantExpiresAtWithRefresh: later(3600),
-        refresh: { tokenHash: hashToken(refresh), expiresAt: later(3600), requiredScope: 'offline_access' },
-        ...overrides,
-      })),
+      ...(await grantStore.redeemCode(sql, codeInput(code, refresh, overrides))),
     }));
   };
 
-  const rotate = (token: string, overrides: Partial<Parameters<typeof grantStore.redeemRefreshToken>[1]> = {}) => {
+  const rotate = (token: string, overrides: Partial<RefreshRedemption> = {}) => {
     const next = newOpaqueToken();
     return inDemo(async (sql) => ({
       next,
-      ...(await grantStore.redeemRefreshToken(sql, {
-        tokenHash: hashToken(token),
-        clientId: CLIENT,
-        now,
-        rotatedAfter: null,
-        dpopJkt: null,
-        publicClient: false,
-        scope: null,
-        next: { tokenHash: hashToken(next), expiresAt: later(3600) },
-        ...overrides,
-      })),
+      ...(await grantStore.redeemRefreshToken(sql, refreshInput(token, overrides, next))),
     }));
   };
 
@@ -206,33 +216,9 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
     expect(rotations.filter((r) => r.rotated)).toHaveLength(1);
   });
 
-  const refreshInput = (token: string, overrides: Partial<RefreshRedemption> = {}): RefreshRedemption => ({
-    tokenHash: hashToken(token),
-    clientId: CLIENT,
-    now,
-    rotatedAfter: null,
-    dpopJkt: null,
-    publicClient: false,
-    scope: null,
-    next: { tokenHash: hashToken(newOpaqueToken()), expiresAt: later(3600) },
-    ...overrides,
-  });
-
   it('one statement redeems several codes and rotates several tokens, each judged as it would be alone', async () => {
     const [a, b, c] = await Promise.all([newCode(), newCode({ scope: 'openid' }), newCode()]);
     const refreshes = [newOpaqueToken(), newOpaqueToken(), newOpaqueToken()];
-    const codeInput = (code: string, refresh: string, overrides: Record<string, unknown> = {}) => ({
-      codeHash: hashToken(code),
-      clientId: CLIENT,
-      redirectUri: REDIRECT,
-      codeChallenge: s256Challenge(VERIFIER),
-      now,
-      dpopJkt: null,
-      grantExpiresAt: later(300),
-      grantExpiresAtWithRefresh: later(3600),
-      refresh: { tokenHash: hashToken(refresh), expiresAt: later(3600), requiredScope: 'offline_access' },
-      ...overrides,
-    });
     const codes = await inDemo((sql) =>
       grantStore.redeemCodes(sql, [
         codeInput(a!.code, refreshes[0]!),
@@ -284,17 +270,7 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
     const { code } = await newCode();
     const exchanges = await Promise.all(
       Array.from({ length: 5 }, () =>
-        redemptions.redeemCode('demo', {
-          codeHash: hashToken(code),
-          clientId: CLIENT,
-          redirectUri: REDIRECT,
-          codeChallenge: s256Challenge(VERIFIER),
-          now,
-          dpopJkt: null,
-          grantExpiresAt: later(300),
-          grantExpiresAtWithRefresh: later(3600),
-          refresh: null,
-        }),
+        redemptions.redeemCode('demo', codeInput(code, newOpaqueToken(), { refresh: null })),
       ),
     );
     expect(exchanges.filter((r) => r.consumed)).toHaveLength(1);
