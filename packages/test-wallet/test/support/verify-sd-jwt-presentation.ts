@@ -5,6 +5,7 @@ import { decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import type { TrustedIssuer, VerifiedPresentation } from './verifier-types.js';
 
 const IAT_WINDOW_SECONDS = 300;
+const STATUS_LIST_SKEW_SECONDS = 5;
 
 function collectDigests(value: unknown, into: string[]): void {
   if (Array.isArray(value)) {
@@ -73,7 +74,13 @@ export async function verifySdJwtPresentation(input: {
     verifier: await ES256.getVerifier(issuer.publicJwk),
     kbVerifier: await ES256.getVerifier(cnfJwk),
   });
-  const verified = await sdJwt.verify(input.presentation, { keyBindingNonce: input.nonce, currentDate: input.now });
+  // The status list is fetched and signed after `now` was taken, possibly in the next second: @sd-jwt/core checks its
+  // `iat` against the same `currentDate`, so allow a few seconds of skew, as a deployed verifier would.
+  const verified = await sdJwt.verify(input.presentation, {
+    keyBindingNonce: input.nonce,
+    currentDate: input.now,
+    skewSeconds: STATUS_LIST_SKEW_SECONDS,
+  });
   const claims = verified.payload as unknown as Record<string, unknown>;
   return {
     format: 'dc+sd-jwt',
