@@ -3,7 +3,7 @@ import jsQRModule from 'jsqr';
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { DATABASE_KINDS, roomInRateLimitWindow } from '@tessera/platform/testing';
 import { certificateFromX5c, dnsNames, publicJwkOf } from '../src/crypto/certificates.js';
 import { expireSessions } from '../src/commands/expire-sessions.js';
 import { bearer, buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
@@ -312,6 +312,7 @@ describe.each(DATABASE_KINDS)('session API (%s)', (kind) => {
     limits.requestsPerWindow = 3;
     try {
       const codes: number[] = [];
+      await roomInRateLimitWindow(limits.windowSeconds);
       for (let i = 0; i < 5; i++)
         codes.push(
           (

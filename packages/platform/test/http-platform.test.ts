@@ -3,6 +3,7 @@ import { platformMigrations, createRoleApp, type RoleApp } from '../src/index.js
 import {
   DATABASE_KINDS,
   createTestPlatform,
+  roomInRateLimitWindow,
   startTestIssuer,
   type TestIssuer,
   type TestPlatform,
@@ -344,6 +345,7 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
         const token = await issuer.sign({ sub: 'svc', azp: 'client-x', tenant_id: 'alpha' });
         const codes: number[] = [];
         let last;
+        await roomInRateLimitWindow(t.platform.config.rateLimit.windowSeconds);
         for (let i = 0; i < 5; i++) {
           last = await limited.inject({ method: 'GET', url: '/notes', headers: auth(token) });
           codes.push(last.statusCode);

@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHash } from 'node:crypto';
 import { SignJWT, base64url, decodeJwt, exportSPKI, importJWK } from 'jose';
+import { ManualClock } from '@tessera/platform';
 import { RP_REDIRECT, RP_SECRET, startTokenService, type TokenServiceHarness } from './support/harness.js';
 import { basic, challengeOf, mintCode, postForm, postFormToHost } from './support/codes.js';
 
@@ -276,6 +277,24 @@ describe('authorization server security checklist (postgres)', () => {
       );
       expect(beta.status).toBe(200);
       expect(beta.body).toEqual({ active: false });
+    });
+
+    it("an access token past its exp, on the service's clock, is inactive and refused at userinfo", async () => {
+      const t = await exchange(await mintCode(h));
+      const access = String(t.body.access_token);
+      const exp = Number(decodeJwt(access).exp);
+      const serviceClock = h.ctx.clock;
+      h.ctx.clock = new ManualClock(new Date((exp + 1) * 1000));
+      try {
+        expect((await introspect(access)).body).toEqual({ active: false });
+        const userinfo = await fetch(`${h.issuer}/userinfo`, { headers: { authorization: `Bearer ${access}` } });
+        expect(userinfo.status).toBe(401);
+        // The refresh token lives longer than the access token: still active at that time.
+        expect((await introspect(String(t.body.refresh_token))).body).toMatchObject({ active: true });
+      } finally {
+        h.ctx.clock = serviceClock;
+      }
+      expect((await introspect(access)).body).toMatchObject({ active: true });
     });
   });
 

@@ -86,7 +86,7 @@ describe.each(DATABASE_KINDS)('reconciliation API authentication (%s)', (kind) =
     expectInvalidToken(await claimsOf(await bed.ourToken('recon-other-audience')));
     const short = await bed.ourToken('recon-short');
     expect((await claimsOf(short)).status).toBe(200);
-    // Its lifetime is one second and the platform tolerates no skew here: wait it out, then it is refused.
+    // Its lifetime is two seconds and the platform tolerates no skew here: wait it out, then it is refused.
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const expired = await claimsOf(short);
     expectInvalidToken(expired);

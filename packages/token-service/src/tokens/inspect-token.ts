@@ -30,12 +30,6 @@ export type InspectedToken =
     };
 
 /**
- * Finds out what a presented token is and whether it is active now (RFC 7662 §2.2): a JWT access token of this
- * tenant whose signature, issuer and expiry hold, which was not revoked and whose grant was not revoked; or a
- * refresh token that exists, was not rotated, has not expired and whose grant is live. Anything else: null.
- * Tokens of client_credentials have no stored grant and are active until they expire or are revoked.
- */
-/**
  * The signature, issuer and expiry check of an access token. It reads signing keys, so it runs before the
  * caller opens its unit of work (the embedded database has one connection: no nested transactions).
  */
@@ -45,9 +39,19 @@ export async function verifyAccessTokenJwt(
   token: string,
 ): Promise<JWTPayload | null> {
   if (token.split('.').length !== 3) return null;
-  return ctx.signer.verifyOwn(tenantId, token, ctx.issuerFor(tenantId), 'at+jwt');
+  return ctx.signer.verifyOwn(tenantId, token, {
+    issuer: ctx.issuerFor(tenantId),
+    typ: 'at+jwt',
+    now: ctx.clock.now(),
+  });
 }
 
+/**
+ * Finds out what a presented token is and whether it is active now (RFC 7662 §2.2): a JWT access token of this
+ * tenant whose signature, issuer and expiry hold, which was not revoked and whose grant was not revoked; or a
+ * refresh token that exists, was not rotated, has not expired and whose grant is live. Anything else: null.
+ * Tokens of client_credentials have no stored grant and are active until they expire or are revoked.
+ */
 export async function inspectToken(
   ctx: TokenServiceContext,
   sql: Sql,

@@ -83,9 +83,15 @@ export class TokenSigner {
 
   /**
    * Verifies one of our own JWTs: signature by a published key of this tenant (the kid must belong to the
-   * tenant's alias), issuer, expiry. Answers null for anything invalid: callers answer `active: false` or 401.
+   * tenant's alias), issuer, expiry at `now` (the service's clock, the one that set `exp`). Answers null for
+   * anything invalid: callers answer `active: false` or 401.
    */
-  async verifyOwn(tenantId: string, token: string, issuer: string, typ?: string): Promise<JWTPayload | null> {
+  async verifyOwn(
+    tenantId: string,
+    token: string,
+    expected: { issuer: string; typ?: string; now: Date },
+  ): Promise<JWTPayload | null> {
+    const { issuer, typ } = expected;
     let kid: string | undefined;
     try {
       const header = decodeProtectedHeader(token);
@@ -98,7 +104,7 @@ export class TokenSigner {
     const key = await this.verificationKey(tenantId, kid);
     if (!key) return null;
     try {
-      const { payload } = await jwtVerify(token, key, { issuer, algorithms: ['RS256'] });
+      const { payload } = await jwtVerify(token, key, { issuer, algorithms: ['RS256'], currentDate: expected.now });
       return payload;
     } catch {
       return null;

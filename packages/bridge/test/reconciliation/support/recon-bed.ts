@@ -44,7 +44,9 @@ const OUR_CLIENTS: Record<string, Record<string, unknown>> = {
   'recon-unlisted': { scopes: [READ] },
   // A token minted for another API of the deployment.
   'recon-other-audience': { scopes: [READ], audience: 'tessera-services' },
-  'recon-short': { scopes: [READ], 'token-settings': { 'access-token-time-to-live': 'PT1S' } },
+  // Two seconds, not one: exp is the issuing second plus the lifetime, so a one-second token can already be expired
+  // when the check right after issuance lands in the next second (the platform here tolerates no skew).
+  'recon-short': { scopes: [READ], 'token-settings': { 'access-token-time-to-live': 'PT2S' } },
   // The portal backend of the wallet flows (session API scope; the platform trusts this issuer for AUDIENCE).
   'portal-backend': { scopes: ['bridge:sessions'] },
 };
