@@ -15,6 +15,9 @@ export interface QrPageModel {
   qrCodeDataUri: string;
   status: SessionStatus;
   expiresAt: string;
+  /** Milliseconds from now to the expiry, on the server's clock: the page counts them on the browser's monotonic
+   * clock, so a browser whose wall clock is off does not show the code as expired too early or too late. */
+  msLeft: number;
 }
 
 export const getQrPage = (services: BridgeServices) =>
@@ -30,6 +33,7 @@ export const getQrPage = (services: BridgeServices) =>
         qrCodeDataUri: qrDataUri(requestUri),
         status: session.status,
         expiresAt: session.expiresAt.toISOString(),
+        msLeft: Math.max(0, session.expiresAt.getTime() - services.clock.now().getTime()),
       };
     },
   });

@@ -52,7 +52,7 @@ export function renderQrPage(model: QrPageModel, nonce: string): string {
 (() => {
   const texts = ${JSON.stringify(STATUS_TEXT).replace(/</g, '\\u003c')};
   const terminal = ['VERIFIED', 'IDV_REQUIRED', 'COMPLETED', 'EXPIRED', 'ERROR'];
-  const until = Date.parse(${JSON.stringify(model.expiresAt)});
+  const until = performance.now() + ${JSON.stringify(model.msLeft)};
   const el = document.getElementById('status');
   const show = (status) => {
     if (el.dataset.status === status) return;
@@ -61,7 +61,7 @@ export function renderQrPage(model: QrPageModel, nonce: string): string {
   };
   const poll = async () => {
     if (terminal.includes(el.dataset.status)) return;
-    if (Date.now() > until + 5000) return show('EXPIRED');
+    if (performance.now() > until + 5000) return show('EXPIRED');
     try {
       const res = await fetch(${JSON.stringify(statusUrl)}, { headers: { accept: 'application/json' }, cache: 'no-store' });
       if (res.ok) show((await res.json()).status);
