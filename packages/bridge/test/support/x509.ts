@@ -16,7 +16,13 @@ export interface TestPki {
 
 const alg = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 
-export async function createPki(options: { issuerUri: string; withCa?: boolean; notAfter?: Date }): Promise<TestPki> {
+export async function createPki(options: {
+  issuerUri: string;
+  withCa?: boolean;
+  /** Of the leaf; the CA is valid from an hour ago to a day ahead. */
+  notBefore?: Date;
+  notAfter?: Date;
+}): Promise<TestPki> {
   const caKeys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const leafKeys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const notBefore = new Date(Date.now() - 3_600_000);
@@ -41,7 +47,7 @@ export async function createPki(options: { issuerUri: string; withCa?: boolean; 
       serialNumber: '02',
       subject: 'CN=Test issuer',
       issuer: ca.subject,
-      notBefore,
+      notBefore: options.notBefore ?? notBefore,
       notAfter,
       publicKey: leafKeys.publicKey as never,
       signingKey: caKeys.privateKey as never,

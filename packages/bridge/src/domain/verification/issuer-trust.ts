@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import type { TrustedIssuer } from '../queries.js';
 import { didOf, resolveDidKey } from './did.js';
-import { validateChain } from './x509-chain.js';
+import { validateChain, type CheckTime } from './x509-chain.js';
 
 /**
  * Issuer trust (000 §2.2 trusted_issuers; security checklist: "an issuer outside the trusted list is rejected
@@ -25,7 +25,7 @@ export async function trustedIssuerKeys(
   header: Record<string, unknown>,
   payload: Record<string, unknown>,
   trusted: readonly TrustedIssuer[],
-  now: Date,
+  at: CheckTime,
 ): Promise<IssuerKeys> {
   const iss =
     typeof payload.iss === 'string'
@@ -53,7 +53,7 @@ export async function trustedIssuerKeys(
       if (kid !== undefined && jwk.kid !== undefined && jwk.kid !== kid) continue;
       candidates.push({ jwk, issuer: entry });
     } else if (header.x5c !== undefined) {
-      const chain = await validateChain(header.x5c, entry.value, iss, now);
+      const chain = await validateChain(header.x5c, entry.value, iss, at);
       if (chain.ok) candidates.push({ jwk: chain.leafJwk, issuer: entry });
       else reasons.push(chain.reason);
     }

@@ -46,7 +46,10 @@ export async function verifyJwtVcPresentation(
   if (!acceptedAlgorithm(alg))
     return failWith('signature', `the credential algorithm ${String(alg)} is not accepted`, id);
   const issuerPayload = { ...vc.payload, iss: vc.payload.iss ?? vcObject.issuer };
-  const keys = await trustedIssuerKeys(vc.header, issuerPayload, ctx.query.trustedIssuers, ctx.now);
+  const keys = await trustedIssuerKeys(vc.header, issuerPayload, ctx.query.trustedIssuers, {
+    now: ctx.now,
+    skewSeconds: ctx.clockSkewSeconds,
+  });
   if (!keys.ok) return failWith('issuer_trust', keys.reason, id);
   checks.push(pass('issuer_trust', id));
   let signer: (typeof keys.candidates)[number] | undefined;

@@ -40,7 +40,10 @@ export async function verifySdJwtPresentation(
   const alg = issued.header.alg;
   if (!acceptedAlgorithm(alg))
     return failWith('signature', `the credential algorithm ${String(alg)} is not accepted`, id);
-  const keys = await trustedIssuerKeys(issued.header, issued.payload, ctx.query.trustedIssuers, ctx.now);
+  const keys = await trustedIssuerKeys(issued.header, issued.payload, ctx.query.trustedIssuers, {
+    now: ctx.now,
+    skewSeconds: ctx.clockSkewSeconds,
+  });
   if (!keys.ok) return failWith('issuer_trust', keys.reason, id);
   checks.push(pass('issuer_trust', id));
   let signer: (typeof keys.candidates)[number] | undefined;

@@ -4,7 +4,7 @@ import type { JWK } from 'jose';
 import { fail, pass, type CheckResult } from './check.js';
 import type { StatusReference, VerifiedCredential } from './credential.js';
 import { acceptedAlgorithm, decodeJws, isObjectValue, verifyJws, type DecodedJws } from './jws.js';
-import { validateChain } from './x509-chain.js';
+import { validateChain, type CheckTime } from './x509-chain.js';
 
 /**
  * Revocation status, failing closed (security checklist; Token Status List §8.3; W3C Bitstring Status List §3.2):
@@ -100,7 +100,7 @@ export class StatusChecker {
     if (!jws) return { ok: false, reason: 'the status list is not a signed JWT' };
     if (!acceptedAlgorithm(jws.header.alg))
       return { ok: false, reason: 'the status list is unsigned or uses an algorithm that is not accepted' };
-    if (!(await signedByIssuer(jws, credential, now)))
+    if (!(await signedByIssuer(jws, credential, { now, skewSeconds: this.options.clockSkewSeconds })))
       return { ok: false, reason: 'the status list is not signed by the credential issuer' };
     const expiresAt = expiryOf(jws, ref);
     if (expiresAt !== null && now.getTime() / 1000 > expiresAt + this.options.clockSkewSeconds)
@@ -110,7 +110,7 @@ export class StatusChecker {
   }
 }
 
-async function signedByIssuer(jws: DecodedJws, credential: VerifiedCredential, now: Date): Promise<boolean> {
+async function signedByIssuer(jws: DecodedJws, credential: VerifiedCredential, at: CheckTime): Promise<boolean> {
   const alg = jws.header.alg as string;
   if (await verifyJws(jws.compact, credential.issuerJwk, alg)) return true;
   // An X.509 issuer may sign its list with another certificate under the same anchor.
@@ -119,7 +119,7 @@ async function signedByIssuer(jws: DecodedJws, credential: VerifiedCredential, n
       jws.header.x5c,
       credential.trustedIssuer.value,
       jws.payload.iss ?? credential.issuer,
-      now,
+      at,
     );
     return chain.ok && verifyJws(jws.compact, chain.leafJwk as JWK, alg);
   }

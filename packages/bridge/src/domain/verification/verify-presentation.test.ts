@@ -13,7 +13,7 @@ import {
   tokenStatusList,
   type TestKey,
 } from '../../../test/support/credentials.js';
-import { createPki } from '../../../test/support/x509.js';
+import { createPki, type TestPki } from '../../../test/support/x509.js';
 import { normalizeQuery, type PresentationQuery } from '../queries.js';
 import { StatusChecker, type StatusListSource } from './status.js';
 import { presentationDigest, verifyPresentation, type VerificationOutcome } from './verify-presentation.js';
@@ -65,6 +65,18 @@ const sdQuery = (
     },
     'q',
   );
+
+/** An SD-JWT VC signed by the PKI's leaf, named in its x5c header, with `iss`, presented by the holder. */
+async function presentedViaX5c(pki: TestPki, iss: string): Promise<string> {
+  const issued = await issueSdJwt({
+    issuer: pki.leafKey,
+    holder,
+    claims,
+    payload: { iss },
+    header: { x5c: pki.x5c, kid: undefined },
+  });
+  return presentSdJwt(issued, { holder, aud: CLIENT_ID, nonce: NONCE });
+}
 
 const w3cQuery = (): PresentationQuery =>
   normalizeQuery(
@@ -378,33 +390,29 @@ describe('dc+sd-jwt', () => {
 
     const pki = await createPki({ issuerUri: 'https://issuer.example', withCa: true });
     const other = await createPki({ issuerUri: 'https://issuer.example' });
-    const viaX5c = await issueSdJwt({
-      issuer: pki.leafKey,
-      holder,
-      claims,
-      payload: { iss: 'https://issuer.example' },
-      header: { x5c: pki.x5c, kid: undefined },
-    });
-    const vp = await presentSdJwt(viaX5c, { holder, aud: CLIENT_ID, nonce: NONCE });
+    const vp = await presentedViaX5c(pki, 'https://issuer.example');
     expect(failedCheck(await verify({ login: vp }, sdQuery([{ kind: 'x509', value: pki.caPem }])))).toBeNull();
     expect(failedCheck(await verify({ login: vp }, sdQuery([{ kind: 'x509', value: other.caPem }])))?.check).toBe(
       'issuer_trust',
     );
-    const misnamed = await issueSdJwt({
-      issuer: pki.leafKey,
-      holder,
-      claims,
-      payload: { iss: 'https://elsewhere.example' },
-      header: { x5c: pki.x5c, kid: undefined },
-    });
-    expect(
-      failedCheck(
-        await verify(
-          { login: await presentSdJwt(misnamed, { holder, aud: CLIENT_ID, nonce: NONCE }) },
-          sdQuery([{ kind: 'x509', value: pki.caPem }]),
-        ),
-      ),
-    ).toMatchObject({ check: 'issuer_trust', reason: expect.stringContaining('name') });
+    const misnamed = await presentedViaX5c(pki, 'https://elsewhere.example');
+    expect(failedCheck(await verify({ login: misnamed }, sdQuery([{ kind: 'x509', value: pki.caPem }])))).toMatchObject(
+      { check: 'issuer_trust', reason: expect.stringContaining('name') },
+    );
+  });
+
+  it('an X.509 leaf just outside its validity is trusted within the clock skew (30 s here), and not beyond it', async () => {
+    const now = Date.now();
+    const verdict = async (leaf: { notBefore?: Date; notAfter?: Date }) => {
+      const pki = await createPki({ issuerUri: 'https://issuer.example', withCa: true, ...leaf });
+      const vp = await presentedViaX5c(pki, 'https://issuer.example');
+      return failedCheck(await verify({ login: vp }, sdQuery([{ kind: 'x509', value: pki.caPem }])));
+    };
+    const outside = { check: 'issuer_trust', reason: expect.stringContaining('validity') };
+    expect(await verdict({ notBefore: new Date(now + 10_000) })).toBeNull();
+    expect(await verdict({ notAfter: new Date(now - 10_000) })).toBeNull();
+    expect(await verdict({ notBefore: new Date(now + 120_000) })).toMatchObject(outside);
+    expect(await verdict({ notAfter: new Date(now - 120_000) })).toMatchObject(outside);
   });
 
   it('resolves a did:key issuer (P-256, multicodec 0x1200)', async () => {

@@ -12,13 +12,21 @@ import {
 /**
  * X.509 issuer trust (SD-JWT VC §3.5 "x5c"; RFC 5280 path validation, reduced to what a pinned anchor needs): the
  * header chain must lead, certificate by certificate, to the configured trust anchor; every certificate must be
- * within its validity at `now`; every issuing certificate must be a CA; and the leaf must name the `iss` value as a
+ * within its validity at `now`, give or take the tolerated clock skew; every issuing certificate must be a CA; and the leaf must name the `iss` value as a
  * URI subjectAltName (or, for an https issuer, its host as a DNS subjectAltName).
  */
 export type ChainResult = { ok: true; leafJwk: JWK } | { ok: false; reason: string };
 
-const within = (c: x509.X509Certificate, now: Date) =>
-  c.notBefore.getTime() <= now.getTime() && now.getTime() <= c.notAfter.getTime();
+/** The instant of the check and the clock skew tolerated, as for every other time of a presentation (000 §2.2). */
+export interface CheckTime {
+  now: Date;
+  skewSeconds: number;
+}
+
+const within = (c: x509.X509Certificate, at: CheckTime) => {
+  const skewMs = at.skewSeconds * 1000;
+  return c.notBefore.getTime() - skewMs <= at.now.getTime() && at.now.getTime() <= c.notAfter.getTime() + skewMs;
+};
 const isCa = (c: x509.X509Certificate) => c.getExtension(x509.BasicConstraintsExtension)?.ca === true;
 const sameCertificate = (a: x509.X509Certificate, b: x509.X509Certificate) =>
   Buffer.from(a.rawData).equals(Buffer.from(b.rawData));
@@ -31,7 +39,12 @@ async function signedBy(child: x509.X509Certificate, parent: x509.X509Certificat
   }
 }
 
-export async function validateChain(x5c: unknown, anchorPem: string, iss: unknown, now: Date): Promise<ChainResult> {
+export async function validateChain(
+  x5c: unknown,
+  anchorPem: string,
+  iss: unknown,
+  at: CheckTime,
+): Promise<ChainResult> {
   if (!Array.isArray(x5c) || x5c.length === 0 || x5c.length > 5 || !x5c.every((v) => typeof v === 'string'))
     return { ok: false, reason: 'the x5c header is missing or malformed' };
   let chain: x509.X509Certificate[];
@@ -44,9 +57,9 @@ export async function validateChain(x5c: unknown, anchorPem: string, iss: unknow
   } catch {
     return { ok: false, reason: 'the x5c chain cannot be parsed' };
   }
-  if (!within(anchor, now)) return { ok: false, reason: 'the trust anchor is outside its validity period' };
+  if (!within(anchor, at)) return { ok: false, reason: 'the trust anchor is outside its validity period' };
   for (const [i, certificate] of chain.entries()) {
-    if (!within(certificate, now))
+    if (!within(certificate, at))
       return { ok: false, reason: `certificate ${i} of the x5c chain is outside its validity period` };
     if (sameCertificate(certificate, anchor)) {
       // The chain may end with the anchor itself; then it is trusted as configured.
