@@ -5,7 +5,8 @@ import type { startTelemetry as StartTelemetry } from './telemetry.js';
 
 /**
  * The composition root's command line: `start` (default) runs the configured roles, `migrate` applies the
- * migrations and exits, `audit-verify` checks every tenant's audit chain and exits non-zero if one is broken.
+ * migrations and exits, `audit-verify` checks every tenant's audit chain and exits non-zero if one is broken,
+ * `identity-keys` rotates a tenant's identity keys, `request-signing csr` prints a certificate request for the bridge.
  */
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -20,6 +21,14 @@ async function main(): Promise<number> {
   if (args.command === 'identity-keys') {
     const { runIdentityKeysCommand } = await import('./cli/identity-keys.js');
     return runIdentityKeysCommand(config, args.action, args.tenants);
+  }
+  if (args.command === 'request-signing') {
+    const { runRequestSigningCommand } = await import('./cli/request-signing.js');
+    return runRequestSigningCommand(config, args.action, {
+      ...(args.subject !== undefined ? { subject: args.subject } : {}),
+      ...(args.altNames ? { altNames: args.altNames } : {}),
+      ...(args.tenants ? { tenants: args.tenants } : {}),
+    });
   }
   if (args.command === 'audit-verify') {
     const { runAuditVerifyCommand } = await import('./cli/audit-verify.js');

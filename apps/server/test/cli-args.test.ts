@@ -23,6 +23,30 @@ describe('command line', () => {
     });
   });
 
+  it('reads request-signing csr with its subject and names', () => {
+    expect(
+      parseArgs([
+        'request-signing',
+        'csr',
+        '--subject',
+        'CN=v.example',
+        '--alt-name',
+        'v.example',
+        '--alt-name=w.example',
+      ]),
+    ).toEqual({
+      command: 'request-signing',
+      action: 'csr',
+      subject: 'CN=v.example',
+      altNames: ['v.example', 'w.example'],
+    });
+    expect(parseArgs(['request-signing', 'csr', '--tenant', 'acme'])).toEqual({
+      command: 'request-signing',
+      action: 'csr',
+      tenants: ['acme'],
+    });
+  });
+
   it('refuses unknown arguments and flags without a value', () => {
     expect(() => parseArgs(['--bogus'])).toThrow(/unknown argument/);
     expect(() => parseArgs(['--roles'])).toThrow(/needs a value/);

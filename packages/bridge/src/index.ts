@@ -6,7 +6,12 @@
 export { BridgeConfigSchema, type BridgeConfig } from './config.js';
 export { bridgeMigrations } from './storage/migrations.js';
 export { registerBridgeRoutes, type BridgeHandle } from './http/register.js';
-export { createBridgeServices, type BridgeDeps, type BridgeServices } from './services.js';
+export { createBridgeServices, createRequestSigner, type BridgeDeps, type BridgeServices } from './services.js';
+export {
+  createCertificateRequestCommand,
+  CREATE_CERTIFICATE_REQUEST,
+  type CertificateRequestInput,
+} from './commands/create-certificate-request.js';
 export { bridgeJobs, expireSessionsJob, EXPIRE_SESSIONS_JOB, EXPIRE_SESSIONS_INTERVAL_SECONDS } from './jobs.js';
 export {
   completeSessionAfterIdv,

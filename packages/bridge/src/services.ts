@@ -45,17 +45,26 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
     clock,
     identities: deps.identities,
     sealer: new Sealer(platform.keys),
-    signer: new RequestSigner({
-      keys: platform.keys,
-      db: platform.db,
-      clock,
-      config,
-      production: platform.config.profile === 'production',
-    }),
+    signer: createRequestSigner(platform, config, clock),
     statusSource,
     status: new StatusChecker(statusSource, { clockSkewSeconds: config.clockSkewSeconds }),
     queries: resolveQueries(config, serviceClaim),
     serviceClaim,
     acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
   };
+}
+
+/** The request-object signer of this deployment (also what the operators' certificate request is made with). */
+export function createRequestSigner(
+  platform: Platform,
+  config: BridgeConfig,
+  clock: Clock = platform.clock,
+): RequestSigner {
+  return new RequestSigner({
+    keys: platform.keys,
+    db: platform.db,
+    clock,
+    config,
+    production: platform.config.profile === 'production',
+  });
 }

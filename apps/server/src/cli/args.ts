@@ -1,12 +1,19 @@
-/** Command-line arguments: `[command] [--roles a,b] [--config file]`. */
+/** Command-line arguments: `[command] [action] [--roles a,b] [--config file] [--tenant id] ...`. */
 export interface CliArgs {
-  command: 'start' | 'migrate' | 'audit-verify' | 'identity-keys';
-  /** The sub-command of identity-keys: start, resume or rollback. */
+  command: 'start' | 'migrate' | 'audit-verify' | 'identity-keys' | 'request-signing';
+  /** The sub-command of identity-keys (start, resume or rollback) or of request-signing (csr). */
   action?: string;
+  /** request-signing csr: the subject distinguished name and the subjectAltNames. */
+  subject?: string;
+  altNames?: string[];
   roles?: string[];
   configFile?: string;
   tenants?: string[];
 }
+
+const COMMANDS = new Set<string>(['start', 'migrate', 'audit-verify', 'identity-keys', 'request-signing']);
+/** Commands whose first bare word is their action ("start" after identity-keys is not the server's start). */
+const SUB_COMMANDS = new Set<string>(['identity-keys', 'request-signing']);
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = { command: 'start' };
@@ -26,8 +33,10 @@ export function parseArgs(argv: string[]): CliArgs {
         .filter(Boolean);
     else if (a === '--config' || a.startsWith('--config=')) args.configFile = value('--config');
     else if (a === '--tenant' || a.startsWith('--tenant=')) (args.tenants ??= []).push(value('--tenant'));
-    else if (args.command === 'identity-keys' && args.action === undefined && !a.startsWith('-')) args.action = a;
-    else if (a === 'start' || a === 'migrate' || a === 'audit-verify' || a === 'identity-keys') args.command = a;
+    else if (a === '--subject' || a.startsWith('--subject=')) args.subject = value('--subject');
+    else if (a === '--alt-name' || a.startsWith('--alt-name=')) (args.altNames ??= []).push(value('--alt-name'));
+    else if (SUB_COMMANDS.has(args.command) && args.action === undefined && !a.startsWith('-')) args.action = a;
+    else if (COMMANDS.has(a)) args.command = a as CliArgs['command'];
     else throw new Error(`unknown argument: ${a}`);
   }
   return args;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPlatform, type Command, type Principal } from '@tessera/platform';
+import { createPlatform, type Command } from '@tessera/platform';
 import {
   KeyMigrationRunner,
   resumeKeyMigration,
@@ -9,17 +9,7 @@ import {
 } from '@tessera/identity';
 import type { ServerConfig } from '../config.js';
 import { allMigrations } from '../migrations.js';
-
-/** The operator at the command line: a platform administrator, recorded as such in the audit events. */
-const operator = (config: ServerConfig): Principal => ({
-  id: 'cli-operator',
-  kind: 'service',
-  tenantId: null,
-  roles: [config.auth.platformAdminRole],
-  scopes: [],
-  clientId: null,
-  issuer: null,
-});
+import { cliOperator } from './operator.js';
 
 /**
  * `npm run identity-keys -- start|resume|rollback --tenant <id>` (issue 5 §6): rotates a tenant's identity
@@ -54,7 +44,7 @@ export async function runIdentityKeysCommand(
     const command = make(runner) as unknown as Command<KeyMigrationCommandInput, { status: string }>;
     const ctx = {
       tenantId: tenants[0]!,
-      principal: operator(config),
+      principal: cliOperator(config),
       correlationId: randomUUID(),
       trace: null,
       log: platform.logger,

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
-import { webcrypto, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { JWK } from 'jose';
-import { x509, x509Crypto, type X509Crypto } from './certificates.js';
+import { x509, x509Crypto } from './certificates.js';
+import { importP256PublicKey, keyManagerCrypto, type KeyManagerSign } from './key-manager-crypto.js';
 
 /**
- * A self-signed development certificate for the request-signing key, signed through the key manager: @peculiar/x509
- * signs with `crypto.subtle.sign`, so it is given a crypto whose `sign` forwards the to-be-signed bytes to the key
- * manager, and the private key never leaves it. The certificate holds the key manager's public key, names the
+ * A self-signed development certificate for the request-signing key, signed through the key manager
+ * (keyManagerCrypto: the private key never leaves it). The certificate holds the key manager's public key, names the
  * publicBaseUrl host as its subjectAltName (OID4VP §5.9.3 x509_san_dns) and is valid for `days`.
  */
 export async function generateDevelopmentCertificate(options: {
@@ -15,37 +15,10 @@ export async function generateDevelopmentCertificate(options: {
   host: string;
   notBefore: Date;
   days: number;
-  /** ECDSA P-256 with SHA-256 over `data`, IEEE P1363 (r||s), as the key manager answers. */
-  sign(data: Uint8Array): Promise<Uint8Array>;
+  sign: KeyManagerSign;
 }): Promise<string> {
-  const { kty, crv, x, y } = options.publicJwk;
-  const publicKey = await webcrypto.subtle.importKey(
-    'jwk',
-    { kty, crv, x, y },
-    { name: 'ECDSA', namedCurve: 'P-256' },
-    true,
-    ['verify'],
-  );
-  const subtle = webcrypto.subtle;
-  const signingCrypto = {
-    getRandomValues: <T extends ArrayBufferView | null>(array: T) => webcrypto.getRandomValues(array as never) as T,
-    randomUUID: () => webcrypto.randomUUID(),
-    subtle: new Proxy(subtle, {
-      get(target, property, receiver) {
-        if (property === 'sign')
-          return async (_algorithm: unknown, _key: unknown, data: ArrayBuffer | ArrayBufferView) =>
-            (
-              await options.sign(
-                ArrayBuffer.isView(data)
-                  ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-                  : new Uint8Array(data),
-              )
-            ).slice().buffer;
-        const value = Reflect.get(target, property, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    }),
-  } as unknown as X509Crypto;
+  const publicKey = await importP256PublicKey(options.publicJwk);
+  const signingCrypto = keyManagerCrypto(options.sign);
   const name = `CN=${options.host}, O=Tessera development`;
   const certificate = await x509.X509CertificateGenerator.create(
     {

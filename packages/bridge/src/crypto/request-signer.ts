@@ -3,6 +3,7 @@ import { ConfigError, type Database, type KeyManager, type Clock } from '@tesser
 import type { BridgeConfig } from '../config.js';
 import { signingCertificateStore } from '../storage/signing-certificate-store.js';
 import { generateDevelopmentCertificate } from './dev-certificate.js';
+import { createSigningRequest } from './signing-request.js';
 import { dnsNames, holdsPublicKey, parsePemChain, x509HashOf, x5cOf } from './certificates.js';
 
 /**
@@ -53,6 +54,27 @@ export class RequestSigner {
     if (clientIdPrefix === 'x509_san_dns' && /^[\d.]+$|:/.test(this.host)) {
       throw new ConfigError('bridge.publicBaseUrl', 'x509_san_dns needs a DNS host name, not an IP address');
     }
+  }
+
+  /**
+   * A PKCS#10 request for the active key (created if absent), signed through the key manager, for a CA to certify:
+   * the way to `requestSigning.certificateChainPem` under production (docs/deployment.md). By default the subject is
+   * `CN=<publicBaseUrl host>` and the subjectAltName that host, as x509_san_dns requires.
+   */
+  async certificateRequest(options: { subject?: string; altNames?: readonly string[] } = {}): Promise<string> {
+    const { keyAlias } = this.deps.config.requestSigning;
+    await this.deps.keys.ensure(keyAlias, 'ES256');
+    const jwk = await this.deps.keys.publicJwk(keyAlias);
+    return createSigningRequest({
+      publicJwk: jwk,
+      subject: options.subject ?? `CN=${this.host}`,
+      altNames: options.altNames ?? [this.host],
+      sign: async (data) => {
+        const signature = await this.deps.keys.sign(keyAlias, data);
+        if (signature.kid !== jwk.kid) throw new Error('the request-signing key rotated while its request was signed');
+        return signature.signature;
+      },
+    });
   }
 
   /** The active key's identity: client_id and the JOSE header members that prove it. */
@@ -111,7 +133,8 @@ export class RequestSigner {
     if (!(await holdsPublicKey(leaf, jwk))) {
       throw new ConfigError(
         'bridge.requestSigning.certificateChainPem',
-        `the leaf certificate does not hold the public key of ${this.deps.config.requestSigning.keyAlias}`,
+        `the leaf certificate does not hold the public key of ${this.deps.config.requestSigning.keyAlias} ` +
+          '(npm run request-signing -- csr makes the request to certify: docs/deployment.md)',
       );
     }
     if (clientIdPrefix === 'x509_san_dns') {

@@ -20,8 +20,8 @@ export interface BridgeHandle {
 
 /**
  * The bridge on its role app (000 §4.1): the session API, the wallet's request and response endpoints, the QR
- * page. Refuses, at start, a configuration that cannot sign a valid request (production without a certificate),
- * and announces the generated development certificate as a development default.
+ * page. Refuses, at start, a configuration that cannot sign a valid request (production without a certificate, a
+ * certificate for another key or host), and announces the generated development certificate as a development default.
  */
 export async function registerBridgeRoutes(
   app: RoleApp,
@@ -30,6 +30,11 @@ export async function registerBridgeRoutes(
 ): Promise<BridgeHandle> {
   const services = deps.services ?? createBridgeServices(platform, deps);
   services.signer.assertConfigured();
+  // A configured chain is checked against the key now, so that a wrong one stops the start with the key's name
+  // instead of failing the first session.
+  const { requestSigning, clientIdPrefix } = services.config;
+  if (requestSigning.certificateChainPem && clientIdPrefix !== 'decentralized_identifier')
+    await services.signer.current();
   if (services.signer.generatesCertificate) {
     const note = `generated self-signed request-signing certificate for ${services.signer.host}`;
     if (!platform.developmentDefaults.includes(note)) platform.developmentDefaults.push(note);
