@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError } from '@tessera/platform';
 import { createRequestSigner } from '@tessera/bridge';
-import { LogCapture, createPostgresTestDatabase } from '@tessera/platform/testing';
+import { LogCapture, createPostgresTestDatabase, runTsProcess } from '@tessera/platform/testing';
 import { x509 } from '../../../packages/bridge/src/crypto/certificates.js';
 import { createPki, createTestCa } from '../../../packages/bridge/test/support/x509.js';
 import { loadServerConfig, startServer } from '../src/index.js';
@@ -13,23 +12,8 @@ const ROOT = join(import.meta.dirname, '../../..');
 const PUBLIC_BASE_URL = 'https://verifier.example.test';
 
 /** Runs the command line as an operator would (`npm run request-signing -- ...`), in its own process. */
-function runCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts', 'request-signing', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], env: Record<string, string>) =>
+  runTsProcess('apps/server/src/main.ts', ['request-signing', ...args], { cwd: ROOT, env });
 
 /**
  * Under NODE_ENV=production the x509 client identifier prefixes need a CA-issued chain for the key manager's

@@ -29,7 +29,9 @@ export function createTokenService(
   config: TokenServiceConfig,
   options: CreateTokenServiceOptions,
 ): TokenServiceContext {
-  const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant);
+  const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant, {
+    production: platform.config.profile === 'production',
+  });
   const signer = new TokenSigner(platform.keys);
   const issuerFor = (tenantId: string) => (config.tenantIssuers[tenantId] ?? config.issuer).replace(/\/$/, '');
   const up = config.upstream;

@@ -23,9 +23,17 @@ export interface Client {
 export class ClientRegistry {
   private readonly clients = new Map<string, Client>();
 
-  constructor(entries: Record<string, ClientConfig>, defaultTenant: string | undefined) {
+  /**
+   * `production` refuses `{plain}` secrets: under NODE_ENV=production a client secret is stored only as an argon2id
+   * hash (decisions: client secrets).
+   */
+  constructor(
+    entries: Record<string, ClientConfig>,
+    defaultTenant: string | undefined,
+    options: { production?: boolean } = {},
+  ) {
     for (const [key, entry] of Object.entries(entries)) {
-      const client = toClient(key, entry, defaultTenant);
+      const client = toClient(key, entry, defaultTenant, options.production === true);
       this.clients.set(`${client.tenantId}\u0000${client.clientId}`, client);
     }
   }
@@ -39,7 +47,7 @@ export class ClientRegistry {
   }
 }
 
-function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefined): Client {
+function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefined, production: boolean): Client {
   const where = `tokenService.clients.${key}`;
   // Defaults inside record values are not applied by the configuration loader: apply them per entry.
   const entry = Value.Default(ClientConfigSchema, structuredClone(raw)) as ClientConfig;
@@ -66,6 +74,11 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     } catch (e) {
       throw new ConfigError(`${where}.client-secret`, `${(e as Error).message}`);
     }
+    if (production && secret.encoder === 'plain')
+      throw new ConfigError(
+        `${where}.client-secret`,
+        'a {plain} secret is refused under NODE_ENV=production: store its {argon2} hash (npm run client-secret -- hash)',
+      );
   }
   for (const uri of entry['redirect-uris']) {
     let parsed: URL;

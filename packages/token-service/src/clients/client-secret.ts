@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { verify as argon2Verify } from '@node-rs/argon2';
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 
 /**
  * Client secrets with an encoder prefix (000 §2.8): `{plain}` for development, `{argon2}` (argon2id, the
@@ -17,6 +17,15 @@ export function parseStoredSecret(text: string): StoredSecret {
   const m = /^\{(plain|argon2)\}(.+)$/s.exec(text);
   if (!m) throw new Error('client-secret must start with an encoder prefix: {plain} or {argon2}');
   return { encoder: m[1] as SecretEncoder, value: m[2]! };
+}
+
+/**
+ * The stored form of a new secret for production: `{argon2}` and the PHC string of argon2id with the library's
+ * defaults (19 MiB, 2 passes, 1 lane: the OWASP minimum), a fresh salt each time. `npm run client-secret -- hash`.
+ */
+export async function hashClientSecret(secret: string): Promise<string> {
+  if (secret.length === 0) throw new Error('the secret is empty');
+  return `{argon2}${await argon2Hash(secret)}`;
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readStdinLine } from '@tessera/platform/cli';
 import { computeIdentifierHash } from '../domain/identifier-hash.js';
 
 /**
@@ -14,15 +15,6 @@ const TYPES = ['KEY', 'SERVICE_ID', 'EPPN'];
 const USAGE =
   'usage: reconciliation-hash --key <base64url key> --type KEY|SERVICE_ID|EPPN [--value <identifier>]\n' +
   '       (without --value the identifier is read from standard input)\n';
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  // One line: the trailing line break of `echo` or a terminal is not part of the identifier.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
-}
 
 /**
  * `--key <v>` → `--key=<v>`: a base64url key (or an identifier) may begin with `-`, which parseArgs would otherwise
@@ -64,7 +56,7 @@ async function main(): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
-  const identifier = values.value ?? (await readStdin());
+  const identifier = values.value ?? (await readStdinLine());
   try {
     const identifierHash = computeIdentifierHash(values.key, identifier);
     process.stdout.write(`${JSON.stringify({ identifierHash, identifierType: values.type })}\n`);

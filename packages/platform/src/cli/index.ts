@@ -1,0 +1,1 @@
+export { readStdinLine } from './read-stdin-line.js';
