@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import Type from 'typebox';
 import { ConfigError, loadConfig, type LoadConfigOptions } from './load-config.js';
 import { PlatformConfigSchema, type PlatformConfig } from './platform-schema.js';
 import { parseIsoDurationSeconds } from './durations.js';
@@ -65,6 +66,43 @@ describe('loadConfig: defaults', () => {
       if (previous === undefined) delete process.env[name];
       else process.env[name] = previous;
     }
+  });
+});
+
+describe('loadConfig: defaults inside records', () => {
+  const Entry = Type.Object(
+    {
+      uris: Type.Array(Type.String(), { default: [] }),
+      settings: Type.Object({ ttl: Type.String({ default: 'PT1H' }) }, { default: {}, additionalProperties: false }),
+      nested: Type.Record(Type.String(), Type.Object({ on: Type.Boolean({ default: true }) }), { default: {} }),
+    },
+    { additionalProperties: false },
+  );
+  const Schema = Type.Object({ section: Type.Object({ clients: Type.Record(Type.String(), Entry, { default: {} }) }) });
+
+  it('gives each record value its defaults, at any depth, and keeps what was set', () => {
+    const config = loadConfig(Schema, {
+      env: {},
+      overrides: { section: { clients: { a: {}, b: { uris: ['x'], settings: { ttl: 'P1D' }, nested: { n: {} } } } } },
+    });
+    expect(config.section.clients).toEqual({
+      a: { uris: [], settings: { ttl: 'PT1H' }, nested: {} },
+      b: { uris: ['x'], settings: { ttl: 'P1D' }, nested: { n: { on: true } } },
+    });
+  });
+
+  it('still names a bad value inside a record value', () => {
+    const error = (() => {
+      try {
+        loadConfig(Schema, { env: {}, overrides: { section: { clients: { a: { settings: { tll: 'PT1H' } } } } } });
+        return undefined;
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.key).toBe('section.clients.a.settings.tll');
+    expect(error?.message).toMatch(/not a known key/);
   });
 });
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import Value from 'typebox/value';
 import type { TSchema, Static } from 'typebox';
 import { parse as parseYaml } from 'yaml';
+import { applyRecordDefaults } from './record-defaults.js';
 
 /** A configuration error names the key (dotted path) and what is wrong with it; the start stops on it. */
 export class ConfigError extends Error {
@@ -150,7 +151,7 @@ export function loadConfig<S extends TSchema>(schema: S, options: LoadConfigOpti
   if (options.overrides) merged = deepMerge(merged, options.overrides);
   const converted = Value.Convert(schema, structuredClone(merged));
   assertLosslessNumbers(merged, converted, '');
-  const withDefaults = Value.Default(schema, converted);
+  const withDefaults = applyRecordDefaults(schema, Value.Default(schema, converted));
   const errors = [...Value.Errors(schema, withDefaults)];
   if (errors.length > 0) {
     // Prefer the most specific error (deepest path); "additional properties" names the unknown key.
