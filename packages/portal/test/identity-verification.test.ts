@@ -5,7 +5,7 @@ import { createTestIssuer, type TestIssuer } from '@tessera/test-wallet';
 import { createWalletOf, walletLoginSettings } from './support/holder.js';
 import { attributeOf, textOf } from './support/html.js';
 import { BRIDGE_IDV_CLIENT, startStack, type Stack } from './support/stack.js';
-import { HttpClient } from './support/http-client.js';
+import { HttpClient } from '@tessera/platform/testing';
 
 /** What the page's script reads from the portal's status endpoints. */
 interface StatusAnswer {

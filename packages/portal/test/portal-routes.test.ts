@@ -4,7 +4,7 @@ import { readQrFromDataUri } from './browser/support/qr.js';
 import { attributeOf, textOf } from './support/html.js';
 import { startStack, type Stack } from './support/stack.js';
 import { startStandInBridge, type StandInBridge } from './support/stand-in-bridge.js';
-import { HttpClient } from './support/http-client.js';
+import { HttpClient } from '@tessera/platform/testing';
 
 /** What the page's script reads from the portal's status endpoints. */
 interface StatusAnswer {

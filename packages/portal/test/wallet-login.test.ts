@@ -3,7 +3,7 @@ import type { TestIssuer, TestWallet } from '@tessera/test-wallet';
 import { bridgeSettings, createIssuerAndWallet, seedIdentity } from './support/holder.js';
 import { attributeOf, textOf } from './support/html.js';
 import { startStack, type Stack } from './support/stack.js';
-import { HttpClient } from './support/http-client.js';
+import { HttpClient } from '@tessera/platform/testing';
 
 /** What the page's script reads from the portal's status endpoints. */
 interface StatusAnswer {

@@ -4,7 +4,7 @@ import type { TestIssuer, TestWallet } from '@tessera/test-wallet';
 import { bridgeSettings, createIssuerAndWallet, seedIdentity } from './support/holder.js';
 import { attributeOf } from './support/html.js';
 import { startStack, type Stack } from './support/stack.js';
-import { HttpClient } from './support/http-client.js';
+import { HttpClient } from '@tessera/platform/testing';
 
 /**
  * Issue 3: "A completed wallet session's id replayed in a second authorization request (another client, another

@@ -6,3 +6,4 @@ export type { WalletSessionRedeemer, RedeemOutcome, WalletLoginResult } from './
 export { signingKeyAlias } from './tokens/token-signer.js';
 export { parseStoredSecret } from './clients/client-secret.js';
 export { PORTAL_CHECK_SCOPE, type AuthorizationRequestVerdict } from './commands/check-authorization-request.js';
+export { hashClientSecret } from './clients/client-secret.js';

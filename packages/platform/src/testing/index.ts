@@ -5,3 +5,6 @@ export * from './tcp-proxy.js';
 export * from './cookie-jar.js';
 export * from './rate-limit-window.js';
 export * from './run-process.js';
+export * from './round-robin-proxy.js';
+export * from './http-client.js';
+export * from './free-port.js';

@@ -29,7 +29,7 @@ import { startDemoRelyingParty, type DemoRelyingParty } from '@tessera/demo-rp';
 import { startDevIdentityProvider, type DevIdentityProvider } from '@tessera/dev-idp';
 import { registerPortalRoutes, type PortalDeps } from '../../src/index.js';
 import { freePort, OffsetClock } from './ports.js';
-import { startRoundRobinProxy, type RoundRobinProxy } from './round-robin-proxy.js';
+import { startRoundRobinProxy, type RoundRobinProxy } from '@tessera/platform/testing';
 import { createPlatform, PlatformConfigSchema } from '@tessera/platform';
 import { LogCapture } from '@tessera/platform/testing';
 

@@ -1,4 +1,4 @@
-import { CookieJar } from '@tessera/platform/testing';
+import { CookieJar } from './cookie-jar.js';
 
 /**
  * A browser-like HTTP client for the tests: cookies as a browser keeps them (the test kit's CookieJar), redirects

@@ -1,0 +1,272 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as client from 'openid-client';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { createPlatform } from '@tessera/platform';
+import {
+  HttpClient,
+  LogCapture,
+  createPostgresTestDatabase,
+  freePort,
+  runTsProcess,
+  startRoundRobinProxy,
+  type RoundRobinProxy,
+} from '@tessera/platform/testing';
+import { PostgresIdentityStore } from '@tessera/identity';
+import { hashClientSecret } from '@tessera/token-service';
+import { startDevIdentityProvider, type DevIdentityProvider } from '@tessera/dev-idp';
+import { createTestIssuer, createTestWallet, DEMO_VCT, type TestIssuer, type TestWallet } from '@tessera/test-wallet';
+import { createTestCa } from '../../../packages/bridge/test/support/x509.js';
+import { loadServerConfig } from '../src/index.js';
+import { allMigrations } from '../src/migrations.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const EXAMPLE = join(ROOT, 'docs/examples/production.yaml');
+const TENANT = 'uni';
+const HOLDER = {
+  service_id: 'S-2024-0815',
+  eduperson_principal_name: 'grace@uni.example',
+  email: 'grace@uni.example',
+  given_name: 'Grace',
+  family_name: 'Hopper',
+};
+
+/** The keys of docs/examples/production.yaml that this machine's deployment sets. */
+interface ExampleConfig {
+  tokenService: {
+    issuer: string;
+    upstream: { issuer: string };
+    bridge: { url: string };
+    clients: Record<string, Record<string, unknown>>;
+  };
+  bridge: {
+    publicBaseUrl: string;
+    walletLogin: { type: string; trustedIssuers: unknown[] };
+    idv: { provider: { issuer: string }; portalUrl: string };
+    requestSigning: { certificateChainPem: string };
+  };
+  portal: { publicUrl: string; tokenServiceUrl: string; bridgeUrl: string };
+}
+
+/** What the portal's sign-in page polls. */
+interface StatusAnswer {
+  state: string;
+  next: string;
+}
+
+const attributeOf = (html: string, id: string, attribute: string): string | undefined => {
+  const tag = new RegExp(`<[a-z]+[^>]*\\bid="${id}"[^>]*>`, 'i').exec(html)?.[0];
+  return tag ? new RegExp(`\\b${attribute}="([^"]*)"`).exec(tag)?.[1]?.replaceAll('&amp;', '&') : undefined;
+};
+
+/**
+ * The deployment of docs/deployment.md, started from docs/examples/production.yaml under NODE_ENV=production: the
+ * bridge and the token service as two processes each behind round-robin load balancers, the portal as a fifth, all on
+ * one PostgreSQL database and one Redis, sharing nothing else. The operator steps come first (the request-signing
+ * certificate from `npm run request-signing -- csr` and a CA, client secrets from `npm run client-secret`); then a
+ * relying party (openid-client) signs a person in with their wallet (the test wallet, which trusts only that CA) and
+ * refreshes its tokens, with requests of the one flow landing on different processes.
+ */
+describe('production deployment: separate processes, PostgreSQL, Redis', () => {
+  const secrets = {
+    masterKey: randomBytes(32).toString('base64'),
+    portal: randomBytes(24).toString('base64url'),
+    library: randomBytes(24).toString('base64url'),
+    federation: randomBytes(24).toString('base64url'),
+    idv: randomBytes(24).toString('base64url'),
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-deployment-'));
+  const processes: ServerProcess[] = [];
+  const proxies: { bridge?: RoundRobinProxy; token?: RoundRobinProxy } = {};
+  let database: { url: string; drop(): Promise<void> };
+  let idp: DevIdentityProvider;
+  let issuer: TestIssuer;
+  let wallet: TestWallet;
+  let identityId: string;
+  let portalUrl: string;
+  let redirectUri: string;
+
+  beforeAll(async () => {
+    database = await createPostgresTestDatabase();
+    issuer = await createTestIssuer();
+    proxies.bridge = await startRoundRobinProxy('localhost', 0);
+    proxies.token = await startRoundRobinProxy('127.0.0.1', 0);
+    portalUrl = `http://127.0.0.1:${await freePort()}`;
+    redirectUri = `http://127.0.0.1:${await freePort()}/oidc/callback`;
+    idp = await startDevIdentityProvider({
+      port: 0,
+      clients: [
+        {
+          clientId: 'tessera-federation',
+          clientSecret: secrets.federation,
+          redirectUris: [`${proxies.token.url}/federation/callback`],
+        },
+        {
+          clientId: 'tessera-bridge-idv',
+          clientSecret: secrets.idv,
+          redirectUris: [`${proxies.bridge.url}/auth/oid4vp/idv/callback`],
+        },
+      ],
+    });
+
+    // The configuration: the example, with this machine's URLs and the hashes of this run's secrets.
+    const config = parseYaml(readFileSync(EXAMPLE, 'utf8')) as ExampleConfig;
+    const { tokenService, bridge, portal } = config;
+    tokenService.issuer = proxies.token.url;
+    tokenService.upstream.issuer = idp.issuer;
+    tokenService.bridge.url = proxies.bridge.url;
+    tokenService.clients['tessera-portal']!['client-secret'] = await hashClientSecret(secrets.portal);
+    tokenService.clients['library']!['client-secret'] = await hashClientSecret(secrets.library);
+    tokenService.clients['library']!['redirect-uris'] = [redirectUri];
+    bridge.publicBaseUrl = proxies.bridge.url;
+    bridge.walletLogin.type = DEMO_VCT;
+    bridge.walletLogin.trustedIssuers = [issuer.issuerId];
+    bridge.idv.provider.issuer = idp.issuer;
+    bridge.idv.portalUrl = portalUrl;
+    portal.publicUrl = portalUrl;
+    portal.tokenServiceUrl = proxies.token.url;
+    portal.bridgeUrl = proxies.bridge.url;
+    const file = join(dir, 'tessera.yaml');
+    const write = () => writeFileSync(file, stringifyYaml(config));
+    write();
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      TESSERA_CONFIG: file,
+      DATABASE_URL: database.url,
+      MASTER_KEY: secrets.masterKey,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      TESSERA_REDIS__KEY_PREFIX: `tessera-deployment-${randomBytes(4).toString('hex')}:`,
+      TESSERA_PORTAL__CLIENT_SECRET: secrets.portal,
+      TESSERA_TOKEN_SERVICE__UPSTREAM__CLIENT_SECRET: secrets.federation,
+      TESSERA_BRIDGE__IDV__PROVIDER__CLIENT_SECRET: secrets.idv,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    };
+
+    // Operator step: a certificate for the request-signing key, from a CA the wallet trusts.
+    const csr = await runTsProcess('apps/server/src/main.ts', ['request-signing', 'csr'], { cwd: ROOT, env });
+    expect(csr.stderr).toBe('');
+    expect(csr.status).toBe(0);
+    const ca = await createTestCa('CN=Example University verifier CA');
+    bridge.requestSigning.certificateChainPem = `${await ca.certify(csr.stdout)}${ca.caPem}`;
+    write();
+    // The file loads as it is, under production, before any process starts.
+    expect(loadServerConfig({ env: { ...env } }).tokenService.clients.library.scopes).toContain('service_id');
+
+    const start = async (name: string, roles: string, ports: Record<string, number>) => {
+      const portEnv = Object.fromEntries(
+        Object.entries(ports).map(([key, port]) => [`TESSERA_SERVER__PORTS__${key}`, String(port)]),
+      );
+      const urls = Object.values(ports).map((port) => `http://127.0.0.1:${port}`);
+      processes.push(await startServerProcess(name, { ...env, ...portEnv, ROLES: roles }, urls));
+      return urls[0]!;
+    };
+    // The first process applies the migrations; the others find them applied (and would wait on the lock).
+    const bridges = [
+      await start('bridge-1', 'bridge', { BRIDGE: await freePort() }),
+      await start('bridge-2', 'bridge', { BRIDGE: await freePort() }),
+    ];
+    proxies.bridge.setTargets(bridges);
+    const tokens = [
+      await start('token-1', 'token', { TOKEN_INTERNAL: await freePort(), TOKEN_EXTERNAL: await freePort() }),
+      await start('token-2', 'token', { TOKEN_INTERNAL: await freePort(), TOKEN_EXTERNAL: await freePort() }),
+    ];
+    proxies.token.setTargets(tokens);
+    await start('portal', 'portal', { PORTAL: Number(new URL(portalUrl).port) });
+
+    // The person's institutional identity, as a federated login would have made it; their wallet is new.
+    const seeding = await createPlatform(loadServerConfig({ env: { ...env } }), {
+      migrations: allMigrations,
+      logDestination: new LogCapture(),
+    });
+    try {
+      const identities = new PostgresIdentityStore({
+        keys: seeding.keys,
+        clock: seeding.clock,
+        serviceClaim: 'service_id',
+      });
+      identityId = await seeding.db.withTenant(TENANT, async (sql) => {
+        const created = await identities.createIdentity(
+          { tenantId: TENANT, sql },
+          { claims: HOLDER, assurance: { acr: 'urn:tessera:federation', amr: ['federation'] } },
+        );
+        return created.internalIdentityId;
+      });
+    } finally {
+      await seeding.close();
+    }
+    wallet = await createTestWallet({ trustAnchors: [ca.caPem] });
+    const key = await wallet.nextBindingKey();
+    await wallet.store(
+      await issuer.issueSdJwtVc({ holderPublicJwk: key.publicJwk, vct: DEMO_VCT, claims: HOLDER, withStatus: false }),
+    );
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await proxies.bridge?.close();
+    await proxies.token?.close();
+    await idp?.close();
+    await issuer?.close();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('a relying party signs a person in with their wallet and refreshes, across the processes', async () => {
+    const rp = await client.discovery(new URL(proxies.token!.url), 'library', secrets.library, undefined, {
+      execute: [client.allowInsecureRequests],
+    });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const authorize = client.buildAuthorizationUrl(rp, {
+      redirect_uri: redirectUri,
+      scope: 'openid service_id offline_access',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    });
+
+    // flows.md step 1: the wallet button sends the browser to the portal with the authorization request.
+    const browser = new HttpClient({ 'accept-language': 'en' });
+    const page = await browser.request(`${portalUrl}/signin${authorize.search}`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const requestUri = attributeOf(html, 'open-in-wallet', 'href')!;
+    expect(requestUri).toMatch(/^openid4vp:\/\//);
+    const pollUrl = attributeOf(html, 'status', 'data-poll-url')!;
+
+    // The wallet checks the request's x5c chain against the CA only: the certificate of the operator step.
+    const answered = await wallet.respond(requestUri);
+    expect(answered.status).toBe(200);
+    expect(answered.warnings ?? []).toEqual([]);
+
+    const answer = (await (await browser.request(`${portalUrl}${pollUrl}`)).json()) as StatusAnswer;
+    expect(answer.state).toBe('verified');
+    const end = await browser.follow(answer.next, redirectUri);
+    expect(end.url.startsWith(`${redirectUri}?`)).toBe(true);
+
+    const tokens = await client.authorizationCodeGrant(rp, new URL(end.url), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+    });
+    const claims = tokens.claims()!;
+    expect(claims.sub).toBe(identityId);
+    expect(claims.acr).toBe('urn:tessera:oid4vp:vp');
+    expect(claims.amr).toEqual(['vp']);
+    expect(claims['service_id']).toBe(HOLDER.service_id);
+    expect(tokens.refresh_token).toBeTruthy();
+
+    const refreshed = await client.refreshTokenGrant(rp, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
+    const userinfo = await client.fetchUserInfo(rp, refreshed.access_token, identityId);
+    expect(userinfo['service_id']).toBe(HOLDER.service_id);
+
+    // Both processes of each replicated role served part of the flow.
+    expect(proxies.bridge!.counts.every((n) => n > 0)).toBe(true);
+    expect(proxies.token!.counts.every((n) => n > 0)).toBe(true);
+  });
+});
