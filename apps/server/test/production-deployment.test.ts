@@ -269,4 +269,9 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     expect(proxies.bridge!.counts.every((n) => n > 0)).toBe(true);
     expect(proxies.token!.counts.every((n) => n > 0)).toBe(true);
   });
+
+  it('every process stops cleanly on SIGTERM (exit code 0), the way an orchestrator stops it', async () => {
+    const codes = await Promise.all(processes.map(async (p) => [p.name, await p.stop()] as const));
+    expect(Object.fromEntries(codes)).toEqual(Object.fromEntries(processes.map((p) => [p.name, 0])));
+  });
 });

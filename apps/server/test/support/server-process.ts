@@ -9,7 +9,11 @@ export interface ServerProcess {
   name: string;
   /** Its output so far (stdout and stderr), for the message of a failed test. */
   output(): string;
-  stop(): Promise<void>;
+  /**
+   * SIGTERM, then the exit code once it has exited (0: a clean stop). After 15 s it is killed, and the answer is
+   * `'killed'`.
+   */
+  stop(): Promise<number | 'killed'>;
 }
 
 /**
@@ -37,17 +41,21 @@ export async function startServerProcess(
       resolve();
     }),
   );
+  let killed = false;
   const handle: ServerProcess = {
     name,
     output: () => output,
     async stop() {
-      if (exited !== undefined) return;
-      child.kill('SIGTERM');
-      const stopped = await Promise.race([exit.then(() => true), sleep(15_000).then(() => false)]);
-      if (!stopped) {
-        child.kill('SIGKILL');
-        await exit;
+      if (exited === undefined) {
+        child.kill('SIGTERM');
+        const stopped = await Promise.race([exit.then(() => true), sleep(15_000).then(() => false)]);
+        if (!stopped) {
+          killed = true;
+          child.kill('SIGKILL');
+          await exit;
+        }
       }
+      return killed || exited === null || exited === undefined ? 'killed' : exited;
     },
   };
   const deadline = Date.now() + timeoutMs;
