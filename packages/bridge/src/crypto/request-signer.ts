@@ -1,5 +1,13 @@
 import { base64url, type JWK } from 'jose';
-import { ConfigError, type Database, type KeyManager, type Clock } from '@tessera/platform';
+import {
+  base64urlBytes,
+  base64urlJson,
+  ConfigError,
+  signingInputBytes,
+  type Database,
+  type KeyManager,
+  type Clock,
+} from '@tessera/platform';
 import type { BridgeConfig } from '../config.js';
 import { signingCertificateStore } from '../storage/signing-certificate-store.js';
 import { generateDevelopmentCertificate } from './dev-certificate.js';
@@ -20,8 +28,6 @@ export interface SignerIdentity {
   clientId: string;
   header: Record<string, unknown>;
 }
-
-const encoder = new TextEncoder();
 
 export class RequestSigner {
   private readonly identities = new Map<string, Promise<SignerIdentity>>();
@@ -98,10 +104,10 @@ export class RequestSigner {
       const identity = await this.current();
       const payload = build(identity);
       const header = { alg: 'ES256', typ, ...identity.header };
-      const input = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(payload))}`;
-      const signature = await this.deps.keys.sign(keyAlias, encoder.encode(input));
+      const input = `${base64urlJson(header)}.${base64urlJson(payload)}`;
+      const signature = await this.deps.keys.sign(keyAlias, signingInputBytes(input));
       if (signature.kid === identity.kid)
-        return { jwt: `${input}.${base64url.encode(signature.signature)}`, identity, payload };
+        return { jwt: `${input}.${base64urlBytes(signature.signature)}`, identity, payload };
     }
     throw new Error('the request-signing key kept rotating while signing');
   }

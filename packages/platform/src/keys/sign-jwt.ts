@@ -1,7 +1,5 @@
-import { base64url } from 'jose';
 import type { KeyManager } from './key-manager.js';
-
-const encoder = new TextEncoder();
+import { base64urlBytes, base64urlJson, signingInputBytes } from './jws-encoding.js';
 
 /**
  * Builds a compact JWS (RFC 7515 §7.1) whose signature comes from the key manager, so that no private key is
@@ -15,11 +13,11 @@ export async function signJwt(
 ): Promise<string> {
   const jwk = await keys.publicJwk(alias);
   const protectedHeader = { ...header, alg: jwk.alg, kid: jwk.kid };
-  const signingInput = `${base64url.encode(JSON.stringify(protectedHeader))}.${base64url.encode(JSON.stringify(payload))}`;
-  const signature = await keys.sign(alias, encoder.encode(signingInput));
+  const signingInput = `${base64urlJson(protectedHeader)}.${base64urlJson(payload)}`;
+  const signature = await keys.sign(alias, signingInputBytes(signingInput));
   if (signature.kid !== jwk.kid) {
     // The key rotated between reading the header and signing: sign again under the new header.
     return signJwt(keys, alias, payload, header);
   }
-  return `${signingInput}.${base64url.encode(signature.signature)}`;
+  return `${signingInput}.${base64urlBytes(signature.signature)}`;
 }
