@@ -216,19 +216,36 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('a relying party signs a person in with their wallet and refreshes, across the processes', async () => {
-    const rp = await client.discovery(new URL(proxies.token!.url), 'library', secrets.library, undefined, {
+  /** The library application as a relying party (openid-client), through the token service's balancer. */
+  const relyingParty = () =>
+    client.discovery(new URL(proxies.token!.url), 'library', secrets.library, undefined, {
       execute: [client.allowInsecureRequests],
     });
+
+  /** An authorization request with PKCE (S256), state and nonce, to the library's redirect URI. */
+  async function authorizationRequest(rp: client.Configuration, scope: string) {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
-    const authorize = client.buildAuthorizationUrl(rp, {
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(rp, {
       redirect_uri: redirectUri,
-      scope: 'openid service_id offline_access',
+      scope,
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
+      nonce,
     });
+    return { url, verifier, state, nonce };
+  }
+
+  it('a relying party signs a person in with their wallet and refreshes, across the processes', async () => {
+    const rp = await relyingParty();
+    const {
+      url: authorize,
+      verifier,
+      state,
+      nonce,
+    } = await authorizationRequest(rp, 'openid service_id offline_access');
 
     // flows.md step 1: the wallet button sends the browser to the portal with the authorization request.
     const browser = new HttpClient({ 'accept-language': 'en' });
@@ -252,6 +269,7 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     const tokens = await client.authorizationCodeGrant(rp, new URL(end.url), {
       pkceCodeVerifier: verifier,
       expectedState: state,
+      expectedNonce: nonce,
     });
     const claims = tokens.claims()!;
     expect(claims.sub).toBe(identityId);
@@ -268,6 +286,39 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     // Both processes of each replicated role served part of the flow.
     expect(proxies.bridge!.counts.every((n) => n > 0)).toBe(true);
     expect(proxies.token!.counts.every((n) => n > 0)).toBe(true);
+  });
+
+  it('a person signs in with their institution, the upstream callback landing on either token process', async () => {
+    const rp = await relyingParty();
+    const user = idp.users.find((u) => u.username === 'alice')!;
+    const identities = new Set<string>();
+    // Nothing reaches the token service between the authorization request and the callback from the institution,
+    // so the round-robin balancer sends them to different processes. Twice, to see the same person come back.
+    for (let run = 0; run < 2; run++) {
+      const { url: authorize, verifier, state, nonce } = await authorizationRequest(rp, 'openid service_id');
+      const browser = new HttpClient({ 'accept-language': 'en' });
+      const loginPage = await browser.follow(authorize.href, redirectUri);
+      expect(new URL(loginPage.url).origin).toBe(new URL(idp.issuer).origin);
+      const form = await loginPage.response!.text();
+      const action = new URL(/<form[^>]*action="([^"]+)"/i.exec(form)![1]!.replaceAll('&amp;', '&'), loginPage.url);
+      const back = await browser.follow(action.href, redirectUri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: user.username, password: user.password }).toString(),
+      });
+      expect(back.response, 'the login ends at the relying party').toBeNull();
+      const tokens = await client.authorizationCodeGrant(rp, new URL(back.url), {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        expectedNonce: nonce,
+      });
+      const claims = tokens.claims()!;
+      expect(claims.amr).toEqual(['federation']);
+      expect(claims['service_id']).toBe(user.claims['service_id']);
+      identities.add(claims.sub);
+    }
+    // The same person both times: the federation binding made by the first login is found by the second.
+    expect(identities.size).toBe(1);
   });
 
   it('every process stops cleanly on SIGTERM (exit code 0), the way an orchestrator stops it', async () => {
