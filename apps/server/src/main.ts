@@ -6,7 +6,8 @@ import type { startTelemetry as StartTelemetry } from './telemetry.js';
 /**
  * The composition root's command line: `start` (default) runs the configured roles, `migrate` applies the
  * migrations and exits, `audit-verify` checks every tenant's audit chain and exits non-zero if one is broken,
- * `identity-keys` rotates a tenant's identity keys, `request-signing csr` prints a certificate request for the bridge.
+ * `identity-keys` rotates a tenant's identity keys, `request-signing csr` prints a certificate request for the bridge,
+ * `signing-keys list|rotate` lists and rotates signing keys.
  */
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
@@ -27,6 +28,14 @@ async function main(): Promise<number> {
     return runRequestSigningCommand(config, args.action, {
       ...(args.subject !== undefined ? { subject: args.subject } : {}),
       ...(args.altNames ? { altNames: args.altNames } : {}),
+      ...(args.tenants ? { tenants: args.tenants } : {}),
+    });
+  }
+  if (args.command === 'signing-keys') {
+    const { runSigningKeysCommand } = await import('./cli/signing-keys.js');
+    return runSigningKeysCommand(config, args.action, {
+      ...(args.alias !== undefined ? { alias: args.alias } : {}),
+      ...(args.retainSeconds !== undefined ? { retainSeconds: args.retainSeconds } : {}),
       ...(args.tenants ? { tenants: args.tenants } : {}),
     });
   }

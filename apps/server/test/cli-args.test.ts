@@ -47,6 +47,18 @@ describe('command line', () => {
     });
   });
 
+  it('reads signing-keys list and rotate with its alias and retention', () => {
+    expect(parseArgs(['signing-keys', 'list'])).toEqual({ command: 'signing-keys', action: 'list' });
+    expect(
+      parseArgs(['signing-keys', 'rotate', '--alias', 'token-service:demo:rs256', '--retain-seconds=90000']),
+    ).toEqual({
+      command: 'signing-keys',
+      action: 'rotate',
+      alias: 'token-service:demo:rs256',
+      retainSeconds: '90000',
+    });
+  });
+
   it('refuses unknown arguments and flags without a value', () => {
     expect(() => parseArgs(['--bogus'])).toThrow(/unknown argument/);
     expect(() => parseArgs(['--roles'])).toThrow(/needs a value/);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { ConfigError } from '@tessera/platform';
 import { createRequestSigner } from '@tessera/bridge';
 import { LogCapture, createPostgresTestDatabase, runTsProcess } from '@tessera/platform/testing';
 import { x509 } from '../../../packages/bridge/src/crypto/certificates.js';
 import { createPki, createTestCa } from '../../../packages/bridge/test/support/x509.js';
+import { productionEnv } from './support/production-env.js';
 import { loadServerConfig, startServer } from '../src/index.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -26,15 +26,10 @@ describe('request-signing certificate under production', () => {
 
   beforeAll(async () => {
     database = await createPostgresTestDatabase();
-    env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: database.url,
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      DEFAULT_TENANT: 'acme',
-      TESSERA_TENANCY__TENANTS: JSON.stringify([{ id: 'acme', displayName: 'Acme', hostNames: ['acme.example.test'] }]),
+    env = productionEnv(database.url, {
       TESSERA_BRIDGE__PUBLIC_BASE_URL: PUBLIC_BASE_URL,
       ROLES: 'bridge',
-    };
+    });
   });
   afterAll(async () => {
     await database?.drop();

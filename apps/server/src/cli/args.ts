@@ -1,19 +1,29 @@
 /** Command-line arguments: `[command] [action] [--roles a,b] [--config file] [--tenant id] ...`. */
 export interface CliArgs {
-  command: 'start' | 'migrate' | 'audit-verify' | 'identity-keys' | 'request-signing';
-  /** The sub-command of identity-keys (start, resume or rollback) or of request-signing (csr). */
+  command: 'start' | 'migrate' | 'audit-verify' | 'identity-keys' | 'request-signing' | 'signing-keys';
+  /** The sub-command of identity-keys (start, resume, rollback), request-signing (csr), signing-keys (list, rotate). */
   action?: string;
   /** request-signing csr: the subject distinguished name and the subjectAltNames. */
   subject?: string;
   altNames?: string[];
+  /** signing-keys rotate: the key's alias and how long its retired version stays published. */
+  alias?: string;
+  retainSeconds?: string;
   roles?: string[];
   configFile?: string;
   tenants?: string[];
 }
 
-const COMMANDS = new Set<string>(['start', 'migrate', 'audit-verify', 'identity-keys', 'request-signing']);
+const COMMANDS = new Set<string>([
+  'start',
+  'migrate',
+  'audit-verify',
+  'identity-keys',
+  'request-signing',
+  'signing-keys',
+]);
 /** Commands whose first bare word is their action ("start" after identity-keys is not the server's start). */
-const SUB_COMMANDS = new Set<string>(['identity-keys', 'request-signing']);
+const SUB_COMMANDS = new Set<string>(['identity-keys', 'request-signing', 'signing-keys']);
 
 export function parseArgs(argv: string[]): CliArgs {
   const args: CliArgs = { command: 'start' };
@@ -35,6 +45,9 @@ export function parseArgs(argv: string[]): CliArgs {
     else if (a === '--tenant' || a.startsWith('--tenant=')) (args.tenants ??= []).push(value('--tenant'));
     else if (a === '--subject' || a.startsWith('--subject=')) args.subject = value('--subject');
     else if (a === '--alt-name' || a.startsWith('--alt-name=')) (args.altNames ??= []).push(value('--alt-name'));
+    else if (a === '--alias' || a.startsWith('--alias=')) args.alias = value('--alias');
+    else if (a === '--retain-seconds' || a.startsWith('--retain-seconds='))
+      args.retainSeconds = value('--retain-seconds');
     else if (SUB_COMMANDS.has(args.command) && args.action === undefined && !a.startsWith('-')) args.action = a;
     else if (COMMANDS.has(a)) args.command = a as CliArgs['command'];
     else throw new Error(`unknown argument: ${a}`);

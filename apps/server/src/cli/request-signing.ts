@@ -1,9 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { createPlatform, isAppError } from '@tessera/platform';
 import { createCertificateRequestCommand, createRequestSigner } from '@tessera/bridge';
 import type { ServerConfig } from '../config.js';
-import { allMigrations } from '../migrations.js';
-import { cliOperator } from './operator.js';
+import { runAsOperator } from './operator.js';
 
 export const REQUEST_SIGNING_USAGE =
   'usage: npm run request-signing -- csr [--subject "CN=verifier.example.com, O=Example"] [--alt-name <dns or ip>]... ' +
@@ -26,27 +23,12 @@ export async function runRequestSigningCommand(
     console.error(REQUEST_SIGNING_USAGE);
     return 2;
   }
-  const platform = await createPlatform({ ...config, logging: { level: 'warn' } }, { migrations: allMigrations });
-  try {
+  return runAsOperator(config, tenantId, async (platform, ctx) => {
     const command = createCertificateRequestCommand(createRequestSigner(platform, config.bridge));
-    const ctx = {
-      tenantId,
-      principal: cliOperator(config),
-      correlationId: randomUUID(),
-      trace: null,
-      log: platform.logger,
-    };
     const { pem } = await platform.commands.execute(command, ctx, {
       ...(options.subject !== undefined ? { subject: options.subject } : {}),
       ...(options.altNames !== undefined ? { altNames: options.altNames } : {}),
     });
-    process.stdout.write(pem.endsWith('\n') ? pem : `${pem}\n`);
-    return 0;
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    console.error(error.message);
-    return 2;
-  } finally {
-    await platform.close();
-  }
+    return pem;
+  });
 }

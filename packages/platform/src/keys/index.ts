@@ -3,3 +3,4 @@ export * from './sign-jwt.js';
 export * from './master-key.js';
 export * from './software-key-manager.js';
 export * from './jws-encoding.js';
+export * from './commands/index.js';

@@ -1,0 +1,2 @@
+export * from './rotate-signing-key.js';
+export * from './list-signing-keys.js';
