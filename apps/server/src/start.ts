@@ -13,6 +13,7 @@ import { allMigrations } from './migrations.js';
 import { ROLES } from './roles/index.js';
 import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
+import { assertPublicUrlsSecure } from './public-urls.js';
 import {
   applyDevelopmentProfile,
   DEMO_RP,
@@ -44,6 +45,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   const roles = [...new Set(config.roles)];
   // Development defaults are refused in production before anything else is looked at.
   assertProductionSafe(config);
+  assertPublicUrlsSecure(config);
   trustOwnTokenService(config);
   const development = await applyDevelopmentProfile(config);
   if (roles.includes('portal') && !config.portal.clientSecret) {

@@ -89,6 +89,30 @@ describe('server start on embedded defaults', () => {
     );
   });
 
+  it('under NODE_ENV=production, refuses a public URL that is not https, except on a loopback host', async () => {
+    const production = (overrides: Record<string, unknown>) =>
+      loadServerConfig({
+        env: { NODE_ENV: 'production', DATABASE_URL: 'postgres://127.0.0.1:1/none', MASTER_KEY: 'A'.repeat(43) + '=' },
+        overrides,
+      });
+    const refusal = (overrides: Record<string, unknown>) =>
+      startServer(production(overrides), { ephemeralPorts: true, logDestination: new LogCapture() }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    for (const [overrides, key] of [
+      [{ tokenService: { issuer: 'http://login.example.org' } }, 'tokenService.issuer'],
+      [{ tokenService: { tenantIssuers: { beta: 'http://beta.example.org' } } }, 'tokenService.tenantIssuers.beta'],
+      [{ bridge: { publicBaseUrl: 'http://wallet.example.org' } }, 'bridge.publicBaseUrl'],
+      [{ portal: { publicUrl: 'http://10.0.0.8:3000' } }, 'portal.publicUrl'],
+    ] as const) {
+      const error = await refusal(overrides);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).key).toBe(key);
+      expect((error as ConfigError).message).toMatch(/https/);
+    }
+  });
+
   it('stops the start with a message that names the bad key', () => {
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
       cwd: join(import.meta.dirname, '../../..'),
