@@ -89,6 +89,7 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
   let identityId: string;
   let portalUrl: string;
   let redirectUri: string;
+  let caPem: string;
 
   beforeAll(async () => {
     database = await createPostgresTestDatabase();
@@ -199,6 +200,7 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     } finally {
       await seeding.close();
     }
+    caPem = ca.caPem;
     wallet = await createTestWallet({ trustAnchors: [ca.caPem] });
     const key = await wallet.nextBindingKey();
     await wallet.store(
@@ -319,6 +321,72 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     }
     // The same person both times: the federation binding made by the first login is found by the second.
     expect(identities.size).toBe(1);
+  });
+
+  /** flows.md 1–4 through the portal: the sign-in page, the wallet's answer, the page's first poll. */
+  async function walletAnswers(rp: client.Configuration, holder: TestWallet) {
+    const request = await authorizationRequest(rp, 'openid service_id');
+    const browser = new HttpClient({ 'accept-language': 'en' });
+    const html = await (await browser.request(`${portalUrl}/signin${request.url.search}`)).text();
+    expect((await holder.respond(attributeOf(html, 'open-in-wallet', 'href')!)).status).toBe(200);
+    const pollUrl = attributeOf(html, 'status', 'data-poll-url')!;
+    const status = (await (await browser.request(`${portalUrl}${pollUrl}`)).json()) as StatusAnswer;
+    return { request, browser, status };
+  }
+
+  it('a new wallet: identity verification at the institution across the processes, then a direct sign-in', async () => {
+    const rp = await relyingParty();
+    const bob = idp.users.find((u) => u.username === 'bob')!;
+    const holder = await createTestWallet({ trustAnchors: [caPem] });
+    const key = await holder.nextBindingKey();
+    await holder.store(
+      await issuer.issueSdJwtVc({
+        holderPublicJwk: key.publicJwk,
+        vct: DEMO_VCT,
+        claims: bob.claims,
+        withStatus: false,
+      }),
+    );
+    const exchange = async (request: { verifier: string; state: string; nonce: string }, callback: string) =>
+      (
+        await client.authorizationCodeGrant(rp, new URL(callback), {
+          pkceCodeVerifier: request.verifier,
+          expectedState: request.state,
+          expectedNonce: request.nonce,
+        })
+      ).claims()!;
+
+    // Nobody is known by this wallet or by bob's service id: the portal asks for identity verification (flows.md 5').
+    const first = await walletAnswers(rp, holder);
+    expect(first.status.state).toBe('idv');
+    const verify = await first.browser.request(`${portalUrl}/signin/verify-identity`, {
+      method: 'POST',
+      headers: { origin: portalUrl, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(verify.status).toBe(303);
+    const login = await first.browser.follow(verify.headers.get('location')!);
+    const action = new URL(/<form method="post" action="([^"]+)"/.exec(await login.response!.text())![1]!, login.url);
+    const portalCallback = await first.browser.follow(action.href, `${portalUrl}/wallet/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: bob.username, password: bob.password }).toString(),
+    });
+    expect(new URL(portalCallback.url).searchParams.get('status')).toBe('success');
+    const finishing = await (await first.browser.request(portalCallback.url)).text();
+    const poll = attributeOf(finishing, 'status', 'data-poll-url')!;
+    const verified = (await (await first.browser.request(`${portalUrl}${poll}`)).json()) as StatusAnswer;
+    expect(verified.state).toBe('verified');
+    const end = await first.browser.follow(verified.next, redirectUri);
+    const claims = await exchange(first.request, end.url);
+    expect(claims.amr).toEqual(['vp']);
+    expect(claims['service_id']).toBe(bob.claims['service_id']);
+
+    // The wallet is now bound to bob's identity: the next sign-in goes straight to tokens, for the same person.
+    const second = await walletAnswers(rp, holder);
+    expect(second.status.state).toBe('verified');
+    const again = await second.browser.follow(second.status.next, redirectUri);
+    expect((await exchange(second.request, again.url)).sub).toBe(claims.sub);
   });
 
   it('every process stops cleanly on SIGTERM (exit code 0), the way an orchestrator stops it', async () => {
