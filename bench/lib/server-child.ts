@@ -64,3 +64,19 @@ export function closeOnSignal(close: () => Promise<void>): void {
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
 }
+
+/**
+ * The usual end of a server script: listen on 127.0.0.1 (any free port), close the app and then each of `closers`
+ * in order on SIGTERM or SIGINT (closeOnSignal), and announce the URL to the harness.
+ */
+export async function serveUntilSignal(
+  app: { listen(options: { host: string; port: number }): Promise<string>; close(): Promise<unknown> },
+  ...closers: Array<() => Promise<unknown>>
+): Promise<void> {
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  closeOnSignal(async () => {
+    await app.close();
+    for (const close of closers) await close();
+  });
+  await announceListening(address);
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { createPostgresTestDatabase } from '@tessera/platform/testing';
-import { announceListening, closeOnSignal } from '../lib/server-child.js';
+import { serveUntilSignal } from '../lib/server-child.js';
 import { benchDataDir } from '../lib/bench-platform.js';
 
 /**
@@ -74,10 +74,8 @@ app.post('/api/external/v1/reconciliation/lookup', async (req, reply) => {
   return { internalId: found.id, claims: found.claims };
 });
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-closeOnSignal(async () => {
-  await app.close();
-  await pool.end();
-  await database.drop();
-});
-await announceListening(address);
+await serveUntilSignal(
+  app,
+  () => pool.end(),
+  () => database.drop(),
+);

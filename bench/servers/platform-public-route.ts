@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createRoleApp, platformMigrations } from '@tessera/platform';
-import { announceListening, closeOnSignal } from '../lib/server-child.js';
+import { serveUntilSignal } from '../lib/server-child.js';
 import { benchDataDir, startBenchPlatform } from '../lib/bench-platform.js';
 
 /**
@@ -17,9 +17,4 @@ const { platform } = await startBenchPlatform({
 const app = await createRoleApp(platform, { role: 'bench', title: 'bench', family: 'platform' });
 app.get('/bench', async () => ({ ok: true }));
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-closeOnSignal(async () => {
-  await app.close();
-  await platform.close();
-});
-await announceListening(address);
+await serveUntilSignal(app, () => platform.close());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { createPostgresTestDatabase } from '@tessera/platform/testing';
-import { announceListening, closeOnSignal } from '../lib/server-child.js';
+import { serveUntilSignal } from '../lib/server-child.js';
 import { benchDataDir } from '../lib/bench-platform.js';
 import { BENCH_VERIFIER, type TokenBenchCredentials } from '../lib/token-bench.js';
 
@@ -106,10 +106,8 @@ app.post('/token', async (req, reply) => {
   return { access_token: accessToken, token_type: 'Bearer', expires_in: 3600, refresh_token: next, id_token: idToken };
 });
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-closeOnSignal(async () => {
-  await app.close();
-  await pool.end();
-  await database.drop();
-});
-await announceListening(address);
+await serveUntilSignal(
+  app,
+  () => pool.end(),
+  () => database.drop(),
+);

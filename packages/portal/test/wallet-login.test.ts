@@ -4,6 +4,7 @@ import { bridgeSettings, createIssuerAndWallet, seedIdentity } from './support/h
 import { attributeOf, textOf } from './support/html.js';
 import { startStack, type Stack } from './support/stack.js';
 import { HttpClient } from '@tessera/platform/testing';
+import { completedWalletSession } from './support/wallet-flow.js';
 
 /** What the page's script reads from the portal's status endpoints. */
 interface StatusAnswer {
@@ -69,14 +70,8 @@ describe.each([1, 2] as const)(
     });
 
     it('the session cannot be used for another request: /authorize with another PKCE challenge is refused', async () => {
-      const client = new HttpClient();
-      const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
-      const page = await start.response!.text();
-      await wallet.respond(attributeOf(page, 'open-in-wallet', 'href')!);
-      const answer = (await (
-        await client.request(`${stack.portal.url}${attributeOf(page, 'status', 'data-poll-url')}`)
-      ).json()) as StatusAnswer;
-      const tampered = new URL(answer.next);
+      const { client, next } = await completedWalletSession(stack, wallet);
+      const tampered = new URL(next);
       tampered.searchParams.set('code_challenge', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
       const end = await client.follow(tampered.href, stack.rp.redirectUri);
       expect(new URL(end.url).searchParams.get('error')).toBe('access_denied');

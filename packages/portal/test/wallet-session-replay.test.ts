@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import type { TestIssuer, TestWallet } from '@tessera/test-wallet';
 import { bridgeSettings, createIssuerAndWallet, seedIdentity } from './support/holder.js';
-import { attributeOf } from './support/html.js';
 import { startStack, type Stack } from './support/stack.js';
 import { HttpClient } from '@tessera/platform/testing';
+import { completedWalletSession } from './support/wallet-flow.js';
 
 /**
  * Issue 3: "A completed wallet session's id replayed in a second authorization request (another client, another
@@ -40,17 +40,7 @@ describe.each([1, 2] as const)(
       await issuer?.close();
     });
 
-    /** Runs the portal to a verified, completed session and answers the /authorize URL the portal would send. */
-    async function completedSession(): Promise<{ client: HttpClient; next: URL }> {
-      const client = new HttpClient();
-      const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
-      const page = await start.response!.text();
-      await wallet.respond(attributeOf(page, 'open-in-wallet', 'href')!);
-      const answer = (await (
-        await client.request(`${stack.portal.url}${attributeOf(page, 'status', 'data-poll-url')}`)
-      ).json()) as { next: string };
-      return { client, next: new URL(answer.next) };
-    }
+    const completedSession = () => completedWalletSession(stack, wallet);
 
     const outcome = async (client: HttpClient, url: URL, stopAt: string) => {
       const end = await client.follow(url.href, stopAt);

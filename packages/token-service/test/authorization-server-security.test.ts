@@ -402,27 +402,17 @@ describe('authorization server security checklist (postgres)', () => {
 
     it('client_secret_post works; using two methods at once is invalid_request', async () => {
       const c = await mintCode(h);
-      const both = await postForm(
-        `${h.issuer}/token`,
-        {
-          grant_type: 'authorization_code',
-          code: c.code,
-          code_verifier: c.verifier,
-          redirect_uri: c.redirectUri,
-          client_id: 'demo-rp',
-          client_secret: RP_SECRET,
-        },
-        { authorization: demo },
-      );
-      expect(both.body.error).toBe('invalid_request');
-      const post = await postForm(`${h.issuer}/token`, {
+      const form = {
         grant_type: 'authorization_code',
         code: c.code,
         code_verifier: c.verifier,
         redirect_uri: c.redirectUri,
         client_id: 'demo-rp',
         client_secret: RP_SECRET,
-      });
+      };
+      const both = await postForm(`${h.issuer}/token`, form, { authorization: demo });
+      expect(both.body.error).toBe('invalid_request');
+      const post = await postForm(`${h.issuer}/token`, form);
       expect(post.status).toBe(200);
     });
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createRoleApp, loadConfig, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { startTestIssuer } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
-import { announceListening, closeOnSignal } from '../../../../bench/lib/server-child.js';
+import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
 import { BridgeConfigSchema, bridgeMigrations, registerBridgeRoutes } from '../../src/index.js';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 
@@ -34,10 +34,8 @@ const token = await issuer.sign(
 );
 await writeFile(join(dataDir, 'token.txt'), token);
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-closeOnSignal(async () => {
-  await app.close();
-  await platform.close();
-  await issuer.close();
-});
-await announceListening(address);
+await serveUntilSignal(
+  app,
+  () => platform.close(),
+  () => issuer.close(),
+);

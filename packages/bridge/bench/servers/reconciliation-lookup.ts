@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createRoleApp, loadConfig, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
 import { exportSharedHmacKey, identityMigrations, PostgresIdentityStore } from '@tessera/identity';
-import { announceListening, closeOnSignal } from '../../../../bench/lib/server-child.js';
+import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
 import { BridgeConfigSchema, bridgeMigrations, computeIdentifierHash, registerBridgeRoutes } from '../../src/index.js';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 
@@ -82,11 +82,9 @@ const bodies = serviceIds.map((id) =>
 );
 await writeFile(join(dataDir, 'lookup.json'), JSON.stringify({ token, bodies }));
 
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-closeOnSignal(async () => {
-  await app.close();
-  await platform.close();
-  await issuer.close();
-  await database.drop();
-});
-await announceListening(address);
+await serveUntilSignal(
+  app,
+  () => platform.close(),
+  () => issuer.close(),
+  () => database.drop(),
+);

@@ -16,7 +16,8 @@ export class HttpClient {
 
   async request(url: string, init: RequestInit = {}): Promise<Response> {
     const u = new URL(url);
-    const headers = new Headers({ ...this.headers, ...(init.headers as Record<string, string> | undefined) });
+    const headers = new Headers(this.headers);
+    new Headers(init.headers).forEach((value, name) => headers.set(name, value));
     const cookie = this.jar.header(u);
     if (cookie) headers.set('cookie', cookie);
     const res = await fetch(u, { ...init, headers, redirect: 'manual' });
