@@ -3,6 +3,10 @@ import { PlatformConfigSchema, loadConfig, PLATFORM_ENV, type LoadConfigOptions 
 import { TokenServiceConfigSchema } from '@tessera/token-service';
 import { IdentityConfigSchema, IDENTITY_ENV } from '@tessera/identity';
 import { BridgeConfigSchema } from '@tessera/bridge';
+import { StatusListsConfigSchema } from '@tessera/status-lists';
+import { DesignsConfigSchema } from '@tessera/designs';
+import { PartiesConfigSchema } from '@tessera/parties';
+import { SigningConfigSchema } from '@tessera/signing';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -14,6 +18,10 @@ export const ServerConfigSchema = Type.Object(
     tokenService: TokenServiceConfigSchema,
     identity: IdentityConfigSchema,
     bridge: BridgeConfigSchema,
+    statusLists: StatusListsConfigSchema,
+    designs: DesignsConfigSchema,
+    parties: PartiesConfigSchema,
+    signing: SigningConfigSchema,
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */

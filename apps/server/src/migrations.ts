@@ -2,6 +2,10 @@ import { platformMigrations, type Migration } from '@tessera/platform';
 import { identityMigrations } from '@tessera/identity';
 import { tokenServiceMigrations } from '@tessera/token-service';
 import { bridgeMigrations } from '@tessera/bridge';
+import { statusListsMigrations } from '@tessera/status-lists';
+import { designsMigrations } from '@tessera/designs';
+import { partiesMigrations } from '@tessera/parties';
+import { signingMigrations } from '@tessera/signing';
 
 /** Every migration of the system, in order: the platform's, then each context's. */
 export const allMigrations: Migration[] = [
@@ -9,4 +13,8 @@ export const allMigrations: Migration[] = [
   ...identityMigrations,
   ...tokenServiceMigrations,
   ...bridgeMigrations,
+  ...statusListsMigrations,
+  ...designsMigrations,
+  ...partiesMigrations,
+  ...signingMigrations,
 ];

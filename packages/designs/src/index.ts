@@ -1,0 +1,11 @@
+/**
+ * The credential design registry (001 §2.1, §4.1): credential, issuer and verifier designs, imports, resolution.
+ * The composition root adds `designs: DesignsConfigSchema` to its configuration, `designsMigrations` to its
+ * migrations, and calls `registerDesignsRoutes` on the `designs` role app.
+ */
+import type { Migration } from '@tessera/platform';
+
+export { DesignsConfigSchema, type DesignsConfig } from './config.js';
+export { registerDesignsRoutes, type DesignsDeps } from './register.js';
+
+export const designsMigrations: Migration[] = [];
