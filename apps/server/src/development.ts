@@ -1,10 +1,13 @@
 import { dirname, join } from 'node:path';
 import { startDevIdentityProvider } from '@tessera/dev-idp';
 import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
+import { RECONCILIATION_SCOPES } from '@tessera/bridge';
 import type { ServerConfig } from './config.js';
 
 export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
 export const DEV_PORTAL_CLIENT = { clientId: 'tessera-portal', secret: 'tessera-portal-dev-secret' };
+/** The development administrator (client_credentials; the demo tenant's administrator role in its tokens). */
+export const DEV_ADMIN_CLIENT = { clientId: 'tessera-admin', secret: 'tessera-admin-dev-secret' };
 const DEV_FEDERATION_CLIENT = { clientId: 'tessera-federation', secret: 'tessera-federation-dev-secret' };
 
 /** The audiences of service-to-service tokens and of the external reconciliation API. */
@@ -62,6 +65,18 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
       audience: SERVICE_AUDIENCE,
     } as (typeof clients)[string];
     plan.announcements.push(`portal service client "${DEV_PORTAL_CLIENT.clientId}" with a development secret`);
+  }
+  if (!clients[DEV_ADMIN_CLIENT.clientId]) {
+    clients[DEV_ADMIN_CLIENT.clientId] = {
+      'client-secret': `{plain}${DEV_ADMIN_CLIENT.secret}`,
+      'grant-types': ['client_credentials'],
+      scopes: ['bridge:sessions', ...Object.values(RECONCILIATION_SCOPES)],
+      audience: SERVICE_AUDIENCE,
+      roles: [config.auth.tenantAdminRole],
+    } as (typeof clients)[string];
+    plan.announcements.push(
+      `administrator client "${DEV_ADMIN_CLIENT.clientId}" (secret "${DEV_ADMIN_CLIENT.secret}", client_credentials, role ${config.auth.tenantAdminRole} of the demo tenant)`,
+    );
   }
   if (!config.portal.clientSecret) {
     config.portal.clientSecret = DEV_PORTAL_CLIENT.secret;

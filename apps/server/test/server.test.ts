@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { decodeJwt } from 'jose';
 import { ConfigError } from '@tessera/platform';
 import { LogCapture } from '@tessera/platform/testing';
 import { loadServerConfig, startServer, type RunningServer } from '../src/index.js';
@@ -42,6 +43,19 @@ describe('server start on embedded defaults', () => {
       expect(announced.some((d) => d.includes('embedded PGlite'))).toBe(true);
       expect(announced.some((d) => d.includes('master key'))).toBe(true);
       expect(announced.some((d) => d.includes('demo tenant'))).toBe(true);
+      expect(announced.some((d) => d.includes('"tessera-admin"'))).toBe(true);
+      // The development administrator: a client_credentials token carrying the demo tenant's administrator role.
+      const adminToken = await fetch(`${server.apps.get('token-internal')!.url}/token`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('tessera-admin:tessera-admin-dev-secret').toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'grant_type=client_credentials',
+      });
+      expect(adminToken.status).toBe(200);
+      const adminClaims = decodeJwt(((await adminToken.json()) as { access_token: string }).access_token);
+      expect(adminClaims).toMatchObject({ roles: ['tenant-admin'], tenant_id: 'demo', client_id: 'tessera-admin' });
       // Write something durable: an audit event and a signing key.
       await server.platform.audit.append({
         tenantId: 'demo',

@@ -36,6 +36,11 @@ export const ClientConfigSchema = Type.Object(
     tenant: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })),
     /** Audience of client_credentials access tokens (default: the client id). */
     audience: Type.Optional(Type.String({ minLength: 1 })),
+    /**
+     * Roles carried in the client's client_credentials access tokens, under the platform's `auth.rolesClaim`
+     * (e.g. `tenant-admin` for an administration client of its tenant). Empty by default.
+     */
+    roles: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   },
   { additionalProperties: false },
 );

@@ -17,6 +17,8 @@ export interface Client {
   refreshTokenTtlSeconds: number;
   idTokenTtlSeconds: number;
   audience: string;
+  /** Roles of the client's own client_credentials tokens. */
+  roles: readonly string[];
 }
 
 /** Clients from configuration (000 §2.8), keyed by tenant and client id. */
@@ -105,5 +107,6 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     refreshTokenTtlSeconds: seconds('refresh-token-time-to-live'),
     idTokenTtlSeconds: seconds('id-token-time-to-live'),
     audience: entry.audience ?? clientId,
+    roles: entry.roles,
   };
 }

@@ -43,6 +43,8 @@ export function issueClientCredentialsToken(ctx: TokenServiceContext) {
         expiresAt: new Date(now.getTime() + client.accessTokenTtlSeconds * 1000),
       });
       // A client_credentials token is not stored: its grant id only names it, and it cannot be part of a family.
+      // The client's configured roles go into the platform's roles claim (an administration client of its tenant).
+      const roles = client.roles.length > 0 ? { [ctx.platform.config.auth.rolesClaim]: [...client.roles] } : {};
       const accessToken = await createAccessToken(
         ctx,
         cmd.tenantId,
@@ -50,6 +52,7 @@ export function issueClientCredentialsToken(ctx: TokenServiceContext) {
         { ...grant, id: grant.id },
         grant.scope,
         now,
+        roles,
       );
       return {
         access_token: accessToken,

@@ -27,9 +27,10 @@ export async function createAccessToken(
   grant: Grant,
   scope: string,
   now: Date,
+  additionalClaims: Record<string, unknown> = {},
 ): Promise<string> {
   const scopes = parseScope(scope);
-  const extra: Record<string, unknown> = { sid: grant.id, tenant_id: tenantId };
+  const extra: Record<string, unknown> = { ...additionalClaims, sid: grant.id, tenant_id: tenantId };
   if (grant.acr) extra.acr = grant.acr;
   if (grant.amr.length > 0) extra.amr = grant.amr;
   if (grant.authTime) extra.auth_time = seconds(grant.authTime);
