@@ -63,6 +63,12 @@ export const BridgeConfigSchema = Type.Object(
     publicBaseUrl: Type.String({ pattern: '^https?://[^/?#]+$', default: 'http://localhost:8090' }),
     /** Session lifetime from creation (000 §2.1, §8): default 300 s; 600 to 900 s is advised when IDV is used. */
     sessionTimeoutSeconds: Type.Integer({ minimum: 30, maximum: 86_400, default: 300 }),
+    /**
+     * Responses that may fail verification before the session ends in ERROR (README "Rejected responses"). Anyone who
+     * sees the QR code can post to the response URI: a failed response is recorded and the session stays open for a
+     * valid one until this many failed. Default 3; 1 ends the session at the first failure.
+     */
+    maxFailedResponses: Type.Integer({ minimum: 1, maximum: 20, default: 3 }),
     /** Client Identifier Prefix of the verifier (OID4VP §5.9.3). Default `x509_san_dns`. */
     clientIdPrefix: Type.Union(
       [Type.Literal('x509_san_dns'), Type.Literal('x509_hash'), Type.Literal('decentralized_identifier')],

@@ -24,8 +24,8 @@ import {
 /**
  * End to end with the project's test wallet (a standards-following OpenID4VP 1.0 wallet with hostile options), over
  * real HTTP on localhost, for both credential formats and both response modes, on both engines: a known holder
- * completes with 200 and claims, an unknown holder with 202; every hostile response ends the session in ERROR
- * naming the check that caught it.
+ * completes with 200 and claims, an unknown holder with 202; every hostile response is refused and recorded naming
+ * the check that caught it, and the session stays open for the valid response that follows.
  */
 const MODES = ['direct_post.jwt', 'direct_post'] as const;
 const FORMATS: CredentialFormat[] = ['dc+sd-jwt', 'jwt_vc_json'];
@@ -154,30 +154,39 @@ describe.each(DATABASE_KINDS)('end to end with the test wallet (%s)', (kind) => 
       ['wrong audience (VP)', 'jwt_vc_json', 'audience', { wrongAudience: true }],
       ['tampered credential', 'jwt_vc_json', 'signature', { tamperDisclosure: true }],
     ];
-    it.each(hostile)('%s (%s) ends in ERROR naming the check %s', async (_name, format, check, options) => {
-      const { calls } = apps.get(mode)!;
-      const { sessionId, requestUri } = await calls.create({ queryId: queryFor(format) });
-      const answer = await known.respond(requestUri, { formats: [format], ...options });
-      expect(answer.status).toBe(400);
-      const status = await calls.status(sessionId);
-      expect(status.body).toMatchObject({ status: 'ERROR', failure: { check } });
-      expect((await calls.complete(sessionId)).statusCode).toBe(409);
-    });
+    it.each(hostile)(
+      '%s (%s) is refused naming the check %s; the valid response after it still signs in',
+      async (_name, format, check, options) => {
+        const { calls } = apps.get(mode)!;
+        const { sessionId, requestUri } = await calls.create({ queryId: queryFor(format) });
+        const answer = await known.respond(requestUri, { formats: [format], ...options });
+        expect(answer.status).toBe(400);
+        expect((await calls.status(sessionId)).body).toMatchObject({
+          status: 'INTERACTION_STARTED',
+          rejectedResponses: 1,
+          lastRejection: { check },
+        });
+        expect((await calls.complete(sessionId)).statusCode).toBe(409);
+        expect((await known.respond(requestUri, { formats: [format] })).status).toBe(200);
+        expect((await calls.status(sessionId)).body).toMatchObject({ status: 'VERIFIED', rejectedResponses: 1 });
+        expect((await calls.complete(sessionId)).body).toMatchObject({ userId: knownIdentityId });
+      },
+    );
 
     it('refuses a revoked credential (status), and an issuer outside the trusted list (issuer_trust)', async () => {
       const { calls } = apps.get(mode)!;
       const first = await calls.create();
       expect((await revokedHolder.respond(first.requestUri, { useCredential: revoked.sd })).status).toBe(400);
       expect((await calls.status(first.sessionId)).body).toMatchObject({
-        status: 'ERROR',
-        failure: { check: 'status', reason: expect.stringContaining('revoked') },
+        status: 'INTERACTION_STARTED',
+        lastRejection: { check: 'status', reason: expect.stringContaining('revoked') },
       });
 
       const third = await calls.create({ queryId: W3C_QUERY_ID });
       expect((await revokedHolder.respond(third.requestUri, { useCredential: revoked.w3c })).status).toBe(400);
       expect((await calls.status(third.sessionId)).body).toMatchObject({
-        status: 'ERROR',
-        failure: { check: 'status', reason: expect.stringContaining('revoked') },
+        status: 'INTERACTION_STARTED',
+        lastRejection: { check: 'status', reason: expect.stringContaining('revoked') },
       });
 
       const wallet = await createTestWallet();
@@ -185,8 +194,8 @@ describe.each(DATABASE_KINDS)('end to end with the test wallet (%s)', (kind) => 
       const second = await calls.create();
       expect((await wallet.respond(second.requestUri, { useCredential: foreign })).status).toBe(400);
       expect((await calls.status(second.sessionId)).body).toMatchObject({
-        status: 'ERROR',
-        failure: { check: 'issuer_trust' },
+        status: 'INTERACTION_STARTED',
+        lastRejection: { check: 'issuer_trust' },
       });
     });
 
@@ -202,20 +211,27 @@ describe.each(DATABASE_KINDS)('end to end with the test wallet (%s)', (kind) => 
       const second = await calls.create();
       expect((await known.respond(second.requestUri, { replayFrom: captured })).status).toBe(400);
       expect((await calls.status(second.sessionId)).body).toMatchObject({
-        status: 'ERROR',
-        failure: { check: 'replay' },
+        status: 'INTERACTION_STARTED',
+        lastRejection: { check: 'replay' },
       });
     });
   });
 
-  it('audits a failed session as session_failed with the flow correlation id and no personal data', async () => {
+  it('audits refused responses as response_rejected, then session_failed at the bound, with no personal data', async () => {
     const { calls } = apps.get('direct_post.jwt')!;
     const { sessionId, requestUri } = await calls.create({ queryId: 'wallet-login', oauthSessionId: 'tx-audited' });
     await known.respond(requestUri, { formats: ['dc+sd-jwt'], wrongNonce: true });
+    await known.respond(requestUri, { formats: ['dc+sd-jwt'], wrongAudience: true });
+    await known.respond(requestUri, { formats: ['dc+sd-jwt'], wrongNonce: true });
+    const rejected = (await bed.t.platform.audit.query({ tenantId: 'demo', type: 'response_rejected' })).events.filter(
+      (e) => e.businessIds.sessionId === sessionId,
+    );
+    expect(rejected.map((e) => e.details.check).sort()).toEqual(['audience', 'nonce']);
     const { events } = await bed.t.platform.audit.query({ tenantId: 'demo', type: 'session_failed' });
     const event = events.find((e) => e.businessIds.sessionId === sessionId)!;
     expect(event).toMatchObject({ correlationId: 'tx-audited', result: 'failure', details: { check: 'nonce' } });
-    const text = JSON.stringify(event);
+    expect((await calls.status(sessionId)).body).toMatchObject({ status: 'ERROR', failure: { check: 'nonce' } });
+    const text = JSON.stringify([event, ...rejected]);
     for (const secret of Object.values(PERSON)) expect(text).not.toContain(secret);
     expect(bed.t.logs.text).not.toContain(PERSON.eduperson_principal_name);
     expect(bed.t.logs.text).not.toMatch(/vp_token|"nonce":/);

@@ -217,32 +217,38 @@ describe.each(DATABASE_KINDS)('session API (%s)', (kind) => {
     expect((await status(sessionId)).json().status).toBe('CREATED');
   });
 
-  it("ends the session on the wallet's error response (OID4VP §8.5): 200 to the wallet, ERROR naming wallet_error", async () => {
+  it("records the wallet's error response (OID4VP §8.5): 200 to the wallet, the session open until the bound", async () => {
     const { sessionId, requestUri } = (await create()).json();
     const path = new URL(new URL(requestUri).searchParams.get('request_uri')!).pathname;
+    const responsePath = path.replace('/requests/', '/responses/');
+    const post = (payload: string) =>
+      b.app.inject({
+        method: 'POST',
+        url: responsePath,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      });
     await b.app.inject({ method: 'GET', url: path });
-    // A repeated parameter or a JSON body is refused before anything moves.
-    const repeated = await b.app.inject({
-      method: 'POST',
-      url: path.replace('/requests/', '/responses/'),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'error=a&error=b',
-    });
-    expect(repeated.statusCode).toBe(400);
-    const json = await b.app.inject({
-      method: 'POST',
-      url: path.replace('/requests/', '/responses/'),
-      payload: { error: 'x' },
-    });
+    // A repeated parameter or a JSON body is refused before anything moves (and is not counted).
+    expect((await post('error=a&error=b')).statusCode).toBe(400);
+    const json = await b.app.inject({ method: 'POST', url: responsePath, payload: { error: 'x' } });
     expect(json.statusCode).toBe(415);
-    expect((await status(sessionId)).json().status).toBe('INTERACTION_STARTED');
-    const res = await b.app.inject({
-      method: 'POST',
-      url: path.replace('/requests/', '/responses/'),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'error=access_denied&error_description=user+declined',
+    expect((await status(sessionId)).json()).not.toHaveProperty('rejectedResponses');
+
+    // Anyone who saw the QR code can post an error response: it is recorded, and the session stays open.
+    expect((await post('error=access_denied&error_description=user+declined')).statusCode).toBe(200);
+    expect((await status(sessionId)).json()).toEqual({
+      sessionId,
+      status: 'INTERACTION_STARTED',
+      idvRequired: false,
+      idvRequirementReason: null,
+      reconciliationPlanType: null,
+      rejectedResponses: 1,
+      lastRejection: { check: 'wallet_error', reason: 'the wallet answered access_denied' },
     });
-    expect(res.statusCode).toBe(200);
+    expect((await post('error=invalid_request')).statusCode).toBe(200);
+    // The third refused response is the last the default bound (maxFailedResponses 3) admits: ERROR.
+    expect((await post('error=access_denied')).statusCode).toBe(200);
     expect((await status(sessionId)).json()).toEqual({
       sessionId,
       status: 'ERROR',
@@ -250,14 +256,11 @@ describe.each(DATABASE_KINDS)('session API (%s)', (kind) => {
       idvRequirementReason: null,
       reconciliationPlanType: null,
       failure: { check: 'wallet_error', reason: 'the wallet answered access_denied' },
+      rejectedResponses: 3,
+      lastRejection: { check: 'wallet_error', reason: 'the wallet answered access_denied' },
     });
-    const again = await b.app.inject({
-      method: 'POST',
-      url: path.replace('/requests/', '/responses/'),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'error=access_denied',
-    });
-    expect(again.statusCode).toBe(400);
+    expect((await post('error=access_denied')).statusCode).toBe(400);
+    expect((await status(sessionId)).json().rejectedResponses).toBe(3);
   });
 
   it('expires on read after the timeout (410 session_expired), audited as session_failed', async () => {

@@ -121,6 +121,6 @@ describe('two instances on one PostgreSQL database', () => {
     expect((await wallet.respond(replayTarget.requestUri, { replayFrom: captured })).status).toBe(400);
     expect(
       (await sessionCalls(a, bed.portalToken, bed.tokenServiceToken).status(replayTarget.sessionId)).body,
-    ).toMatchObject({ status: 'ERROR', failure: { check: 'replay' } });
+    ).toMatchObject({ status: 'INTERACTION_STARTED', rejectedResponses: 1, lastRejection: { check: 'replay' } });
   });
 });

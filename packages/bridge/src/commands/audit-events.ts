@@ -22,6 +22,25 @@ export async function auditSessionFailed(
   });
 }
 
+/** A response refused while the session stays open for another one (README "Rejected responses"). */
+export async function auditResponseRejected(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  failure: { check: string; reason: string },
+  rejectedResponses: number,
+): Promise<void> {
+  await services.platform.audit.append({
+    tenantId,
+    type: 'response_rejected',
+    result: 'failure',
+    correlationId: session.correlationId,
+    businessIds: { sessionId: session.id },
+    details: { check: failure.check, reason: failure.reason, queryId: session.queryId, rejectedResponses },
+    occurredAt: services.clock.now(),
+  });
+}
+
 export async function auditSessionEvent(
   services: BridgeServices,
   tenantId: string,

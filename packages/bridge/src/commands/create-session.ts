@@ -92,6 +92,7 @@ export const createSession = (services: BridgeServices) =>
         history: [{ status: 'CREATED', at: now.toISOString() }],
         checks: [],
         failure: null,
+        rejectedResponses: [],
         holderKey: null,
         planType: null,
         planIdentityId: null,

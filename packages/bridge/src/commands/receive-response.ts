@@ -12,17 +12,20 @@ import { verifyPresentation } from '../domain/verification/verify-presentation.j
 import type { BridgeServices } from '../services.js';
 import { replayIndex } from '../storage/replay-index.js';
 import { sessionStore } from '../storage/session-store.js';
-import { auditSessionEvent, auditSessionFailed } from './audit-events.js';
+import { auditResponseRejected, auditSessionEvent, auditSessionFailed } from './audit-events.js';
 import { sessionExpired } from './errors.js';
 import { readSession } from './read-session.js';
 
 /**
  * POST /auth/oid4vp/responses/{id}: the wallet's authorization response (OID4VP §8.2 direct_post, §8.3
  * direct_post.jwt). A response in the shape of the session's response mode spends the nonce at once
- * (INTERACTION_STARTED → VERIFYING, one conditional update: a second POST, concurrent or later, is refused with 400
- * and moves nothing; OID4VP §13.3, security checklist). Then every check runs (domain/verification) and the session
- * moves to VERIFIED, with the reconciliation plan decided (000 §3.1), or to ERROR naming the failed check. The
- * digests of an accepted response enter the replay index in the same unit of work. Never a redirect (§14.8).
+ * (INTERACTION_STARTED → VERIFYING, one conditional update: a concurrent POST is refused with 400 and moves
+ * nothing; OID4VP §13.3, security checklist). Then every check runs (domain/verification) and the session moves to
+ * VERIFIED, with the reconciliation plan decided (000 §3.1). A response that fails a check is recorded with the check
+ * and the session goes back to INTERACTION_STARTED for another response, up to `maxFailedResponses` refused responses
+ * and then ERROR: anyone who sees the QR code can post here, and one bad POST must not spoil the sign-in. The nonce is
+ * spent by the accepted response only; after it, every POST is 400. The digests of an accepted response enter the
+ * replay index in the same unit of work. Never a redirect (§14.8).
  */
 export interface ReceiveResponseInput {
   requestId: string;
@@ -62,7 +65,7 @@ export const receiveResponse = (services: BridgeServices) =>
 
       const outcome = await verifyResponse(services, ctx.tenantId, started, body);
       if (!outcome.ok) {
-        await finishWithError(services, ctx.tenantId, started, outcome.checks, outcome.failure);
+        await rejectResponse(services, ctx.tenantId, started, outcome.checks, outcome.failure);
         if (outcome.failure.check === 'wallet_error') return { accepted: true };
         throw notAccepted();
       }
@@ -157,19 +160,35 @@ function parseObject(text: string): Record<string, unknown> | null {
   }
 }
 
-async function finishWithError(
+/**
+ * Records a failed response: the session reopens for another response, or ends in ERROR once it has refused
+ * `maxFailedResponses` (README "Rejected responses"). Audited either way, with the check and never a value.
+ */
+async function rejectResponse(
   services: BridgeServices,
   tenantId: string,
   session: PresentationSession,
   checks: CheckResult[],
   failure: CheckResult,
 ): Promise<void> {
+  const now = services.clock.now();
   const record = { check: failure.check, reason: failure.reason ?? 'failed' };
   const moved = await services.platform.db.withTenant(tenantId, (sql) =>
-    sessionStore.transition(sql, session.id, ['VERIFYING'], 'ERROR', services.clock.now(), { checks, failure: record }),
+    sessionStore.reject(
+      sql,
+      session.id,
+      { ...record, at: now.toISOString() },
+      checks,
+      services.config.maxFailedResponses,
+      now,
+    ),
   );
-  if (moved) await auditSessionFailed(services, tenantId, moved, record);
-  services.platform.logger.info({ session_id: session.id, check: failure.check }, 'presentation refused');
+  if (moved?.status === 'ERROR') await auditSessionFailed(services, tenantId, moved, record);
+  else if (moved) await auditResponseRejected(services, tenantId, moved, record, moved.rejectedResponses.length);
+  services.platform.logger.info(
+    { session_id: session.id, check: failure.check, session_status: moved?.status },
+    'presentation refused',
+  );
 }
 
 async function finishVerified(
@@ -190,7 +209,7 @@ async function finishVerified(
       'holder_binding',
       `the credential has no ${config.identityResolution.subjectClaim} claim to key the holder on`,
     );
-    await finishWithError(services, tenantId, session, [...outcome.checks, failure], failure);
+    await rejectResponse(services, tenantId, session, [...outcome.checks, failure], failure);
     throw notAccepted();
   }
   const attributeClaims = ATTRIBUTE_CLAIM(services.serviceClaim);
@@ -232,7 +251,7 @@ async function finishVerified(
     // Another session accepted the same presentation between our replay check and this unit of work.
     if (!isAppError(error) || error.code !== 'already_exists') throw error;
     const failure = fail('replay', 'a presentation of this response was accepted by another session');
-    await finishWithError(services, tenantId, session, [...outcome.checks, failure], failure);
+    await rejectResponse(services, tenantId, session, [...outcome.checks, failure], failure);
     throw notAccepted();
   }
   if (!moved) throw sessionExpired('The session expired while the presentation was verified.');

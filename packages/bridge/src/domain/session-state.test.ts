@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  afterRejectedResponse,
   EXPIRABLE,
   hasTimedOut,
   isTerminalForPolling,
@@ -89,5 +90,13 @@ describe('session state machine', () => {
     }
     for (const s of ['VERIFIED', 'IDV_REQUIRED', 'COMPLETED', 'ERROR', 'EXPIRED'] as const)
       expect(hasTimedOut(s, expiresAt, new Date('2031-01-01T00:00:00Z'))).toBe(false);
+  });
+
+  it('a refused response reopens the session until the bound, then ends it in ERROR', () => {
+    expect(nextStatus('VERIFYING', 'presentation_rejected')).toBe('INTERACTION_STARTED');
+    expect(afterRejectedResponse(0, 3)).toBe('INTERACTION_STARTED');
+    expect(afterRejectedResponse(1, 3)).toBe('INTERACTION_STARTED');
+    expect(afterRejectedResponse(2, 3)).toBe('ERROR');
+    expect(afterRejectedResponse(0, 1)).toBe('ERROR');
   });
 });

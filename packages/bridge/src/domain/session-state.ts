@@ -24,6 +24,7 @@ export type SessionEvent =
   | 'presentation_received'
   | 'presentation_valid'
   | 'presentation_invalid'
+  | 'presentation_rejected'
   | 'timeout'
   | 'complete_known_holder'
   | 'complete_unknown_holder'
@@ -32,8 +33,11 @@ export type SessionEvent =
 /**
  * The transition table. Rows of 000 §3.1 as written, plus the moves it leaves open ("Other moves ... not shown"),
  * each one decided in packages/bridge/README.md#state-machine:
- * - VERIFYING → ERROR when a check fails. An error response of the wallet (OID4VP §8.5) is a response too: it
- *   spends the nonce (→ VERIFYING) and ends in ERROR with the check `wallet_error`.
+ * - VERIFYING → INTERACTION_STARTED when a response fails a check (or is the wallet's error response, OID4VP §8.5)
+ *   and the session has not yet refused `maxFailedResponses` responses: anyone who sees the QR code can post to the
+ *   response URI, so one bad response must not end the sign-in. It is recorded with its check; the nonce stays
+ *   unspent until a valid response is accepted.
+ * - VERIFYING → ERROR when the response that fails is the last one the bound admits.
  * - VERIFIED → COMPLETED by complete with a known (or auto-matched) holder; VERIFIED → IDV_REQUIRED by complete
  *   with an unknown holder (the 202 answer).
  * - VERIFIED or IDV_REQUIRED → COMPLETED by a successful IDV (§3.1 "any | POST idv/submit", narrowed to the states
@@ -44,6 +48,7 @@ const TRANSITIONS: Record<SessionEvent, { from: readonly SessionStatus[]; to: Se
   presentation_received: { from: ['INTERACTION_STARTED'], to: 'VERIFYING' },
   presentation_valid: { from: ['VERIFYING'], to: 'VERIFIED' },
   presentation_invalid: { from: ['VERIFYING'], to: 'ERROR' },
+  presentation_rejected: { from: ['VERIFYING'], to: 'INTERACTION_STARTED' },
   timeout: { from: ['CREATED', 'INTERACTION_STARTED', 'VERIFYING'], to: 'EXPIRED' },
   complete_known_holder: { from: ['VERIFIED'], to: 'COMPLETED' },
   complete_unknown_holder: { from: ['VERIFIED'], to: 'IDV_REQUIRED' },
@@ -56,6 +61,16 @@ export const transitionFor = (event: SessionEvent) => TRANSITIONS[event];
 export function nextStatus(current: SessionStatus, event: SessionEvent): SessionStatus | null {
   const t = TRANSITIONS[event];
   return t.from.includes(current) ? t.to : null;
+}
+
+/**
+ * Where a session goes when a response fails: back to INTERACTION_STARTED for another response while fewer than
+ * `maxFailedResponses` were refused (this one included), else ERROR.
+ */
+export function afterRejectedResponse(rejectedBefore: number, maxFailedResponses: number): SessionStatus {
+  return rejectedBefore + 1 >= maxFailedResponses
+    ? TRANSITIONS.presentation_invalid.to
+    : TRANSITIONS.presentation_rejected.to;
 }
 
 /** 000 §3.1: terminal states for polling. */

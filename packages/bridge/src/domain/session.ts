@@ -1,6 +1,11 @@
 import type { CheckResult, SessionFailure } from './verification/check.js';
 import type { SessionStatus, StatusChange } from './session-state.js';
 
+/** A response that failed verification: its check and reason (never a value of what was posted) and its time. */
+export interface RejectedResponse extends SessionFailure {
+  at: string;
+}
+
 /** 000 §2.1 reconciliationPlanType values. */
 export type ReconciliationPlanType = 'USE_EXISTING_BINDING' | 'AUTO_MATCH_BY_ATTRIBUTE' | 'RECONCILE_VIA_IDV';
 
@@ -30,6 +35,8 @@ export interface PresentationSession {
   history: StatusChange[];
   checks: CheckResult[];
   failure: SessionFailure | null;
+  /** Responses refused while the session stayed open, oldest first (README "Rejected responses"). */
+  rejectedResponses: RejectedResponse[];
   holderKey: string | null;
   planType: ReconciliationPlanType | null;
   planIdentityId: string | null;
@@ -74,6 +81,9 @@ export interface SessionStatusView {
   idvRequirementReason: string | null;
   reconciliationPlanType: ReconciliationPlanType | null;
   failure?: SessionFailure;
+  /** Extension: how many responses were refused so far, and the last one's check, once one was. */
+  rejectedResponses?: number;
+  lastRejection?: SessionFailure;
 }
 
 /** 000 §2.1: idvRequired is meaningful only at VERIFIED or IDV_REQUIRED; the plan type is null before VERIFIED. */
@@ -86,5 +96,14 @@ export function statusView(session: PresentationSession): SessionStatusView {
     idvRequirementReason: planned && session.idvRequired ? session.idvReason : null,
     reconciliationPlanType: planned ? session.planType : null,
     ...(session.status === 'ERROR' && session.failure ? { failure: session.failure } : {}),
+    ...rejectionView(session.rejectedResponses),
   };
+}
+
+function rejectionView(
+  rejected: readonly RejectedResponse[],
+): Pick<SessionStatusView, 'rejectedResponses' | 'lastRejection'> {
+  const last = rejected.at(-1);
+  if (!last) return {};
+  return { rejectedResponses: rejected.length, lastRejection: { check: last.check, reason: last.reason } };
 }

@@ -41,6 +41,9 @@ export const SessionStatusResponse = Type.Object({
   reconciliationPlanType: Type.Union([Type.String(), Type.Null()]),
   /** Extension: the failed check, when the status is ERROR. */
   failure: Type.Optional(Failure),
+  /** Extension: responses refused so far while the session stayed open, and the last one's check. */
+  rejectedResponses: Type.Optional(Type.Integer()),
+  lastRejection: Type.Optional(Failure),
 });
 
 export const CompletionResponse = Type.Object({

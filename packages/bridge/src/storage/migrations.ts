@@ -8,4 +8,5 @@ export const bridgeMigrations: Migration[] = [
     new URL('./migrations/0002_idv_reconciliations.sql', import.meta.url),
   ),
   sqlMigration('bridge/0003_reconciliation', new URL('./migrations/0003_reconciliation.sql', import.meta.url)),
+  sqlMigration('bridge/0004_rejected_responses', new URL('./migrations/0004_rejected_responses.sql', import.meta.url)),
 ];

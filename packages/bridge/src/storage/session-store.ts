@@ -1,5 +1,5 @@
 import type { Sql } from '@tessera/platform';
-import type { PresentationSession } from '../domain/session.js';
+import type { PresentationSession, RejectedResponse } from '../domain/session.js';
 import type { SessionStatus } from '../domain/session-state.js';
 
 /**
@@ -26,6 +26,7 @@ interface SessionRow {
   history: PresentationSession['history'];
   checks: PresentationSession['checks'];
   failure: PresentationSession['failure'];
+  rejected_responses: PresentationSession['rejectedResponses'];
   holder_key: string | null;
   plan_type: PresentationSession['planType'];
   plan_identity_id: string | null;
@@ -63,6 +64,7 @@ function fromRow(r: SessionRow): PresentationSession {
     history: r.history,
     checks: r.checks,
     failure: r.failure,
+    rejectedResponses: r.rejected_responses,
     holderKey: r.holder_key,
     planType: r.plan_type,
     planIdentityId: r.plan_identity_id,
@@ -164,6 +166,39 @@ export const sessionStore = {
       await sql.query<SessionRow>(
         `UPDATE bridge_sessions SET ${sets.join(', ')} WHERE id = $1 AND status = ANY($2::text[]) RETURNING *`,
         params,
+      )
+    ).rows[0];
+    return r ? fromRow(r) : null;
+  },
+
+  /**
+   * Records a response that failed verification on a VERIFYING session, in one conditional update: back to
+   * INTERACTION_STARTED while fewer than `maxFailed` responses were refused (this one included), else ERROR with the
+   * failure (domain rule `afterRejectedResponse`, written here in SQL so that two replicas cannot both reopen past the
+   * bound). Answers the updated session, or null when the session was not VERIFYING.
+   */
+  async reject(
+    sql: Sql,
+    id: string,
+    rejection: RejectedResponse,
+    checks: PresentationSession['checks'],
+    maxFailed: number,
+    at: Date,
+  ): Promise<PresentationSession | null> {
+    const failure = JSON.stringify({ check: rejection.check, reason: rejection.reason });
+    const r = (
+      await sql.query<SessionRow>(
+        `UPDATE bridge_sessions
+            SET status = CASE WHEN jsonb_array_length(rejected_responses) + 1 >= $3 THEN 'ERROR' ELSE 'INTERACTION_STARTED' END,
+                failure = CASE WHEN jsonb_array_length(rejected_responses) + 1 >= $3 THEN $4::jsonb ELSE failure END,
+                history = history || jsonb_build_array(jsonb_build_object(
+                  'status', CASE WHEN jsonb_array_length(rejected_responses) + 1 >= $3 THEN 'ERROR' ELSE 'INTERACTION_STARTED' END,
+                  'at', $5::text)),
+                rejected_responses = rejected_responses || jsonb_build_array($2::jsonb),
+                checks = $6::jsonb
+          WHERE id = $1 AND status = 'VERIFYING'
+          RETURNING *`,
+        [id, JSON.stringify(rejection), maxFailed, failure, at.toISOString(), JSON.stringify(checks)],
       )
     ).rows[0];
     return r ? fromRow(r) : null;
