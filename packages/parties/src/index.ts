@@ -1,11 +1,9 @@
 /**
- * The party management API (001 §2.5, §4.4): persons, organizations, units, services, groups, relationships.
- * The composition root adds `parties: PartiesConfigSchema` to its configuration, `partiesMigrations` to its
- * migrations, and calls `registerPartiesRoutes` on the `parties` role app.
+ * The party management API (001 §2.5, §4.4): persons, organizations, units, services, groups, relationships,
+ * addresses and identity-to-application bindings. The composition root adds `parties: PartiesConfigSchema` to its
+ * configuration, `partiesMigrations` to its migrations, and calls `registerPartiesRoutes` on the `parties` role app.
  */
-import type { Migration } from '@tessera/platform';
-
 export { PartiesConfigSchema, type PartiesConfig } from './config.js';
 export { registerPartiesRoutes, type PartiesDeps } from './register.js';
-
-export const partiesMigrations: Migration[] = [];
+export { partiesMigrations } from './storage/migrations.js';
+export type { IdentityDirectory } from './services.js';

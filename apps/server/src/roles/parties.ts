@@ -10,7 +10,8 @@ export const partiesRole: RoleDefinition = {
       name: 'parties',
       port: config.server.ports.parties,
       app: { title: 'Tessera parties', family: 'party' },
-      register: (app, platform) => registerPartiesRoutes(app, platform, { config: config.parties }),
+      register: (app, platform, contexts) =>
+        registerPartiesRoutes(app, platform, { config: config.parties, identities: contexts.identities() }),
     },
   ],
 };

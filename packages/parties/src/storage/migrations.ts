@@ -1,0 +1,6 @@
+import { sqlMigration, type Migration } from '@tessera/platform';
+
+/** The party context's schema, applied after the platform's. */
+export const partiesMigrations: Migration[] = [
+  sqlMigration('parties/0001_parties', new URL('./migrations/0001_parties.sql', import.meta.url)),
+];
