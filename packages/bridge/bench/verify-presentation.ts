@@ -26,7 +26,10 @@ export const bridgeVerifyPresentation: Scenario = {
     const db = await openDatabase({ migrations: [...platformMigrations, ...bridgeMigrations] });
     const [issuer, holder] = await Promise.all([newKey(), newKey()]);
     let list = '';
-    const server = createServer((_req, res) => res.end(list));
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/statuslist+jwt');
+      res.end(list);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const uri = `${origin}/lists/1`;
@@ -35,6 +38,7 @@ export const bridgeVerifyPresentation: Scenario = {
       db,
       clock: systemClock,
       options: {
+        minTtlSeconds: 10,
         maxTtlSeconds: 3600,
         fetchTimeoutSeconds: 5,
         maxResponseBytes: 1_048_576,

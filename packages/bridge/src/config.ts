@@ -114,8 +114,17 @@ export const BridgeConfigSchema = Type.Object(
     ),
     statusListCache: Type.Object(
       {
-        /** Upper bound of how long a fetched status list is used (its own `ttl`/`exp` may shorten it). Default 300 s. */
-        maxTtlSeconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+        /**
+         * Upper bound of how long a fetched status list is used, i.e. the longest a revocation may go unseen; the
+         * list's `ttl`, `Cache-Control`/`Expires` and `exp` may shorten it. Default 300 s under the production
+         * profile, 30 s otherwise (README "Status lists").
+         */
+        maxTtlSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400 })),
+        /**
+         * Lower bound of a list's use when its `ttl` or HTTP headers ask for less (`no-cache`), so that a burst of
+         * sign-ins does not refetch it each time; never past the list's `exp`. Default 10 s.
+         */
+        minTtlSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 10 }),
         /** Bound of one status-list fetch. Default 5 s. */
         fetchTimeoutSeconds: Type.Integer({ minimum: 1, maximum: 60, default: 5 }),
         /** Largest status-list response accepted. Default 1 MiB. */

@@ -38,7 +38,11 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
   const { config } = deps;
   const clock = deps.clock ?? platform.clock;
   const serviceClaim = platform.config.deployment.serviceClaim;
-  const statusSource = new CachedStatusListSource({ db: platform.db, clock, options: config.statusListCache });
+  const statusSource = new CachedStatusListSource({
+    db: platform.db,
+    clock,
+    options: statusListCacheOptions(config, platform.config.profile === 'production'),
+  });
   return {
     platform,
     config,
@@ -52,6 +56,15 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
     serviceClaim,
     acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
   };
+}
+
+/** README "Status lists": a revocation shows within 300 s under production, within 30 s in development and tests. */
+export const DEFAULT_STATUS_LIST_MAX_TTL_SECONDS = { production: 300, development: 30 } as const;
+
+export function statusListCacheOptions(config: BridgeConfig, production: boolean) {
+  const { maxTtlSeconds, ...rest } = config.statusListCache;
+  const fallback = DEFAULT_STATUS_LIST_MAX_TTL_SECONDS[production ? 'production' : 'development'];
+  return { ...rest, maxTtlSeconds: maxTtlSeconds ?? fallback };
 }
 
 /** The request-object signer of this deployment (also what the operators' certificate request is made with). */

@@ -72,7 +72,7 @@ describe('status list server', () => {
     });
     const vc = payload['vc'] as { type: string[]; credentialSubject: Record<string, unknown> };
 
-    expect(revocation.contentType).toBe('application/jwt');
+    expect(revocation.contentType).toBe('application/vc+jwt');
     expect(vc.type).toEqual(['VerifiableCredential', 'StatusList2021Credential']);
     expect(vc.credentialSubject).toMatchObject({
       id: `${uris.revocation}#list`,

@@ -1,6 +1,7 @@
 import { DcqlQuery } from 'dcql';
 import { describe, expect, it } from 'vitest';
 import { BridgeConfigSchema } from '../config.js';
+import { statusListCacheOptions } from '../services.js';
 import { loadConfig } from '@tessera/platform';
 import { normalizeQuery, parseClaimPath, resolveQueries, toDcqlQuery, WALLET_LOGIN_QUERY_ID } from './queries.js';
 
@@ -135,8 +136,16 @@ describe('presentation queries (000 §2.2)', () => {
       sessionClientsScope: 'bridge:sessions',
       redeem: { scope: 'bridge:redeem', windowSeconds: 120 },
       identityResolution: { autoMatchAttributes: [], holderKeyStrategy: 'credential-key' },
-      statusListCache: { maxTtlSeconds: 300, fetchTimeoutSeconds: 5 },
+      statusListCache: { minTtlSeconds: 10, fetchTimeoutSeconds: 5 },
       kbJwtMaxAgeSeconds: 300,
+      maxFailedResponses: 3,
     });
+    // The maximum depends on the profile (services.ts): 300 s under production, 30 s otherwise.
+    expect(c.statusListCache.maxTtlSeconds).toBeUndefined();
+    expect(statusListCacheOptions(c, true).maxTtlSeconds).toBe(300);
+    expect(statusListCacheOptions(c, false).maxTtlSeconds).toBe(30);
+    const configured = config();
+    configured.statusListCache.maxTtlSeconds = 77;
+    expect(statusListCacheOptions(configured, false).maxTtlSeconds).toBe(77);
   });
 });

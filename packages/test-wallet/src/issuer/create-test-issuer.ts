@@ -176,6 +176,8 @@ export async function createTestIssuer(options: CreateTestIssuerOptions = {}): P
     statusListServer: async (serverOptions = {}) => {
       const server = await serveStatusLists({
         ...serverOptions,
+        // The lists' freshness as HTTP says it (RFC 9111), the same as the Token Status List `ttl`.
+        cacheControl: `max-age=${ttlSeconds}`,
         unavailable: () => fault === 'unavailable',
         routes: () => {
           const uris = statusListUris();
@@ -183,12 +185,12 @@ export async function createTestIssuer(options: CreateTestIssuerOptions = {}): P
             { path: new URL(uris.token).pathname, contentType: 'application/statuslist+jwt', render: tokenList },
             {
               path: new URL(uris.revocation).pathname,
-              contentType: 'application/jwt',
+              contentType: 'application/vc+jwt',
               render: () => listCredential('revocation'),
             },
             {
               path: new URL(uris.suspension).pathname,
-              contentType: 'application/jwt',
+              contentType: 'application/vc+jwt',
               render: () => listCredential('suspension'),
             },
           ];

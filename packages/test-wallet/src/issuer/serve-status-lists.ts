@@ -24,6 +24,8 @@ export async function serveStatusLists(input: {
   port?: number;
   routes(): StatusListRoute[];
   unavailable(): boolean;
+  /** `Cache-Control` of every list answer; default `no-cache`. */
+  cacheControl?: string;
 }): Promise<StatusListServer> {
   const server: Server = createServer((request, response) => {
     void (async () => {
@@ -37,7 +39,10 @@ export async function serveStatusLists(input: {
         response.writeHead(503, { 'content-type': 'text/plain' }).end('status list unavailable');
       } else {
         const body = await route.render();
-        response.writeHead(200, { 'content-type': route.contentType, 'cache-control': 'no-cache' });
+        response.writeHead(200, {
+          'content-type': route.contentType,
+          'cache-control': input.cacheControl ?? 'no-cache',
+        });
         response.end(request.method === 'HEAD' ? undefined : body);
       }
     })().catch(() => {
