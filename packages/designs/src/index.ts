@@ -3,9 +3,7 @@
  * The composition root adds `designs: DesignsConfigSchema` to its configuration, `designsMigrations` to its
  * migrations, and calls `registerDesignsRoutes` on the `designs` role app.
  */
-import type { Migration } from '@tessera/platform';
-
 export { DesignsConfigSchema, type DesignsConfig } from './config.js';
-export { registerDesignsRoutes, type DesignsDeps } from './register.js';
-
-export const designsMigrations: Migration[] = [];
+export { registerDesignsRoutes, createDesignsServices, type DesignsDeps } from './register.js';
+export { designsMigrations } from './storage/migrations.js';
+export type { DesignRecord, RenderVariant } from './domain/records.js';

@@ -1,9 +1,43 @@
 import type { Platform, RoleApp } from '@tessera/platform';
 import type { DesignsConfig } from './config.js';
+import { DESIGN_KINDS } from './domain/enums.js';
+import { KINDS } from './domain/kinds.js';
+import { registerDesignRoutes } from './http/design-routes.js';
+import { registerDesignErrorHandler } from './http/error-handler.js';
+import { createSourceFetcher, type SourceFetcher } from './import/source-fetcher.js';
+import type { DesignsServices } from './services.js';
+import { postgresBlobStore, type BlobStore } from './storage/blob-store.js';
 
 export interface DesignsDeps {
   config: DesignsConfig;
+  /** Replaces the SSRF-protected fetcher of imports (tests: a fixture server's certificate authority). */
+  fetcher?: SourceFetcher;
+  /** Replaces the PostgreSQL blob store of assets (an S3-compatible store). */
+  blobs?: BlobStore;
 }
 
-/** Registers the routes of the `designs` role on its app. */
-export function registerDesignsRoutes(_app: RoleApp, _platform: Platform, _deps: DesignsDeps): void {}
+/** Builds the services of the design registry from the platform and the `designs` configuration. */
+export function createDesignsServices(platform: Platform, deps: DesignsDeps): DesignsServices {
+  return {
+    platform,
+    config: deps.config,
+    clock: platform.clock,
+    fetcher:
+      deps.fetcher ??
+      createSourceFetcher({
+        ...deps.config.import,
+        // Plain http to public hosts only under the development profile (issue 17 item 2).
+        allowHttp: platform.config.profile === 'development',
+      }),
+    blobs: deps.blobs ?? postgresBlobStore,
+  };
+}
+
+/** Registers the routes of the `designs` role on its app (001 §4.1, base /api/v1). */
+export function registerDesignsRoutes(app: RoleApp, platform: Platform, deps: DesignsDeps): void {
+  const services = createDesignsServices(platform, deps);
+  void app.register(async (scope: RoleApp) => {
+    registerDesignErrorHandler(scope, platform.metrics);
+    for (const kind of DESIGN_KINDS) registerDesignRoutes(scope, services, KINDS[kind]);
+  });
+}

@@ -13,3 +13,4 @@ export * from './jobs/index.js';
 export * from './platform.js';
 export * from './bootstrap.js';
 export * from './upstream/index.js';
+export * from './net/index.js';

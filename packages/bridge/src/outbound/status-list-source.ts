@@ -3,7 +3,7 @@ import type { StatusListSource } from '../domain/verification/status.js';
 import { decodeJws } from '../domain/verification/jws.js';
 import { isStatusListMediaType, statusListExpiry } from '../domain/verification/status-list-lifetime.js';
 import { statusListCacheStore, type CachedStatusList } from '../storage/status-list-cache.js';
-import { safeFetchText } from './safe-fetch.js';
+import { safeFetchText } from '@tessera/platform';
 
 /**
  * Status lists through a two-level cache (Token Status List §8.3): the database table shared by every replica,

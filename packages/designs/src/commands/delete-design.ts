@@ -1,0 +1,24 @@
+import type { KindInfo } from '../domain/kinds.js';
+import { designNotFound } from '../domain/normalize-design.js';
+import type { DesignsServices } from '../services.js';
+import { designStore } from '../storage/design-store.js';
+import { designCommand } from './design-commands.js';
+
+/**
+ * DELETE /designs/{kind}/{designId} (001 §3: 204, 404 if absent). Its bindings, render variants and asset records
+ * go with it (foreign keys); the asset bytes are removed from the blob store in the same unit of work.
+ */
+export const deleteDesign = (s: DesignsServices, info: KindInfo) =>
+  designCommand<{ designId: string }, void>(s, {
+    id: `${info.commandPrefix}.delete`,
+    access: 'write',
+    businessIds: (input) => ({ designId: input.designId }),
+    async run(ctx, input) {
+      const deleted = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        if (!(await designStore.delete(sql, info.kind, input.designId))) return false;
+        await s.blobs.deletePrefix({ tenantId: ctx.tenantId, sql }, `${input.designId}/`);
+        return true;
+      });
+      if (!deleted) throw designNotFound();
+    },
+  });

@@ -1,0 +1,112 @@
+import { commandContext, type RoleApp } from '@tessera/platform';
+import Type, { type Static } from 'typebox';
+import { createDesign } from '../commands/create-design.js';
+import { deleteDesign } from '../commands/delete-design.js';
+import { findDesignByBinding } from '../commands/find-design-by-binding.js';
+import { getDesign } from '../commands/get-design.js';
+import { listDesigns } from '../commands/list-designs.js';
+import { updateDesign } from '../commands/update-design.js';
+import type { BindingKey } from '../domain/enums.js';
+import type { KindInfo } from '../domain/kinds.js';
+import type { DesignInput } from '../domain/records.js';
+import type { DesignsServices } from '../services.js';
+import { BindingParams, BindingSchema, DesignIdParams, ListQuery, designBody, designRecord } from './schemas.js';
+
+export const DESIGNS_BASE_PATH = '/api/v1/designs';
+
+/** The editable fields of a body (server-assigned members sent back by a client are dropped here). */
+function inputOf(body: Static<ReturnType<typeof designBody>>): DesignInput {
+  const b = body as Record<string, unknown> & DesignInput;
+  const input: DesignInput = { bindings: b.bindings, alias: b.alias, hostingMode: b.hostingMode, displays: b.displays };
+  if (b.claims !== undefined) input.claims = b.claims;
+  if (b.policyUri !== undefined) input.policyUri = b.policyUri;
+  if (b.termsOfServiceUri !== undefined) input.termsOfServiceUri = b.termsOfServiceUri;
+  if (b.lockedFields !== undefined) input.lockedFields = b.lockedFields;
+  return input;
+}
+
+/**
+ * The record operations of one design registry (001 §4.1) under /api/v1/designs/{credentials|issuers|verifiers}.
+ * Route specificity (001 §4.1 "Routing"): the router prefers static segments, so `find/binding`, `bindings/{k}/{v}`,
+ * `import` and `resolve` win over `{designId}`, and the bare collection POST matches only the collection path.
+ */
+export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: KindInfo): void {
+  const bus = s.platform.commands;
+  const base = `${DESIGNS_BASE_PATH}/${info.segment}`;
+  const tags = [`${info.noun}s`];
+  const Body = designBody(info.kind);
+  const Record = designRecord(info.kind);
+  const commands = {
+    create: createDesign(s, info),
+    list: listDesigns(s, info),
+    find: findDesignByBinding(s, info, 'find-by-binding'),
+    byBinding: findDesignByBinding(s, info, 'get-by-binding'),
+    get: getDesign(s, info),
+    update: updateDesign(s, info),
+    delete: deleteDesign(s, info),
+  };
+
+  app.post(
+    base,
+    { schema: { tags, summary: `Create a ${info.noun}`, body: Body, response: { 201: Record } } },
+    async (request, reply) =>
+      reply.status(201).send(await bus.execute(commands.create, commandContext(request), inputOf(request.body))),
+  );
+
+  app.get(
+    base,
+    { schema: { tags, summary: `List ${info.noun}s`, querystring: ListQuery, response: { 200: Type.Array(Record) } } },
+    async (request) => bus.execute(commands.list, commandContext(request), request.query),
+  );
+
+  app.post(
+    `${base}/find/binding`,
+    { schema: { tags, summary: `Find the ${info.noun} of a binding`, body: BindingSchema, response: { 200: Record } } },
+    async (request) => bus.execute(commands.find, commandContext(request), request.body),
+  );
+
+  app.get(
+    `${base}/bindings/:bindingKey/:bindingValue`,
+    {
+      schema: { tags, summary: `Get the ${info.noun} of a binding`, params: BindingParams, response: { 200: Record } },
+    },
+    async (request) =>
+      bus.execute(commands.byBinding, commandContext(request), {
+        key: request.params.bindingKey as BindingKey,
+        value: request.params.bindingValue,
+      }),
+  );
+
+  app.get(
+    `${base}/:designId`,
+    { schema: { tags, summary: `Get a ${info.noun}`, params: DesignIdParams, response: { 200: Record } } },
+    async (request) => bus.execute(commands.get, commandContext(request), request.params),
+  );
+
+  app.put(
+    `${base}/:designId`,
+    {
+      schema: {
+        tags,
+        summary: `Replace a ${info.noun}`,
+        params: DesignIdParams,
+        body: Body,
+        response: { 200: Record },
+      },
+    },
+    async (request) =>
+      bus.execute(commands.update, commandContext(request), {
+        designId: request.params.designId,
+        design: inputOf(request.body),
+      }),
+  );
+
+  app.delete(
+    `${base}/:designId`,
+    { schema: { tags, summary: `Delete a ${info.noun}`, params: DesignIdParams } },
+    async (request, reply) => {
+      await bus.execute(commands.delete, commandContext(request), request.params);
+      return reply.status(204).send();
+    },
+  );
+}

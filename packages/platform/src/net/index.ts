@@ -1,0 +1,2 @@
+export * from './address-policy.js';
+export * from './safe-fetch.js';
