@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { IndexPermutation } from './index-permutation.js';
+
+describe('IndexPermutation', () => {
+  it.each([1, 2, 3, 8, 100, 1000, 4097])('is a bijection of 0..%i-1 with its inverse', (size) => {
+    const permutation = new IndexPermutation(randomBytes(32), size);
+    const seen = new Set<number>();
+    for (let counter = 0; counter < size; counter++) {
+      const index = permutation.forward(counter);
+      expect(index).toBeGreaterThanOrEqual(0);
+      expect(index).toBeLessThan(size);
+      expect(permutation.inverse(index)).toBe(counter);
+      seen.add(index);
+    }
+    expect(seen.size).toBe(size);
+  });
+
+  it('does not hand out indexes in issuance order', () => {
+    const permutation = new IndexPermutation(randomBytes(32), 131_072);
+    const first = Array.from({ length: 50 }, (_, i) => permutation.forward(i));
+    const ascending = first.every((v, i) => i === 0 || v > first[i - 1]!);
+    expect(ascending).toBe(false);
+    // Spread over the list rather than bunched at its start.
+    expect(Math.max(...first)).toBeGreaterThan(65_536);
+  });
+
+  it('differs between lists (each list has its own key)', () => {
+    const a = new IndexPermutation(randomBytes(32), 10_000);
+    const b = new IndexPermutation(randomBytes(32), 10_000);
+    const seqA = Array.from({ length: 10 }, (_, i) => a.forward(i));
+    const seqB = Array.from({ length: 10 }, (_, i) => b.forward(i));
+    expect(seqA).not.toEqual(seqB);
+  });
+
+  it('refuses values outside the domain', () => {
+    const permutation = new IndexPermutation(randomBytes(32), 10);
+    expect(() => permutation.forward(10)).toThrow(RangeError);
+    expect(() => permutation.inverse(-1)).toThrow(RangeError);
+  });
+});

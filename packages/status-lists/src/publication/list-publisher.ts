@@ -1,0 +1,140 @@
+import type { Clock, Database, KeyManager } from '@tessera/platform';
+import { listNotFound } from '../domain/errors.js';
+import { MEDIA_TYPES } from '../domain/list-forms.js';
+import type { ListType } from '../domain/list-definition.js';
+import { getList, listChunks, type StoredList } from '../storage/list-rows.js';
+import {
+  getPublication,
+  publicationHead,
+  putPublication,
+  type StoredPublication,
+} from '../storage/publication-rows.js';
+import { assembleStatuses, renderList } from './render-list.js';
+
+/**
+ * Publication by lazy re-signing (issue 16 §4; docs/status-lists.md): a status change only moves the list's
+ * version; the first read that finds the stored signed form older than the list (or past its refresh time, half
+ * its validity) signs it again. Re-signing is debounced per list and process: concurrent reads share one signing,
+ * and changes made while it runs are gathered by the next one. Every replica reads the shared stored form, so a
+ * change is visible at every replica's endpoint on the next read, and to caches within the list's ttl
+ * (Cache-Control max-age).
+ */
+export interface Publication {
+  listId: string;
+  type: ListType;
+  mediaType: string;
+  version: string;
+  token: string;
+  etag: string;
+  ttlSeconds: number;
+  expiresAt: Date;
+}
+
+const MEMO_LIMIT = 64;
+
+export class ListPublisher {
+  private readonly memo = new Map<string, Publication>();
+  private readonly inflight = new Map<string, Promise<Publication>>();
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      keys: KeyManager;
+      clock: Clock;
+      uriOf: (tenantId: string, listId: string) => string;
+    },
+  ) {}
+
+  /** The current signed form of the list, signing it again when it is outdated. */
+  async current(tenantId: string, listId: string): Promise<Publication> {
+    const { db, clock } = this.deps;
+    const head = await db.withTenantSession(tenantId, (sql) => publicationHead(sql, listId));
+    if (!head) throw listNotFound();
+    const key = `${tenantId}\n${listId}`;
+    const published = head.published;
+    if (published && published.version === head.version && published.refreshAt > clock.now()) {
+      const memo = this.memo.get(key);
+      if (memo && memo.etag === published.etag) return memo;
+      const stored = await db.withTenantSession(tenantId, (sql) => getPublication(sql, listId));
+      if (stored && stored.etag === published.etag) {
+        return this.remember(key, toPublication(stored, head.type, head.ttlSeconds));
+      }
+    }
+    let signed = await this.signOnce(key, tenantId, listId);
+    // A signing that started before the change this read saw does not hold it: one more.
+    if (BigInt(signed.version) < BigInt(head.version)) signed = await this.signOnce(key, tenantId, listId);
+    return signed;
+  }
+
+  /** Stores the form signed at creation, so the first read serves it. */
+  async store(tenantId: string, list: StoredList, publication: StoredPublication): Promise<void> {
+    await this.deps.db.withTenantSession(tenantId, (sql) => putPublication(sql, publication));
+    this.remember(`${tenantId}\n${list.listId}`, toPublication(publication, list.type, list.ttlSeconds));
+  }
+
+  private signOnce(key: string, tenantId: string, listId: string): Promise<Publication> {
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.sign(tenantId, listId).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async sign(tenantId: string, listId: string): Promise<Publication> {
+    const { db, keys, clock } = this.deps;
+    // The version is read before the statuses: what is signed is at least as new as the version it is labelled.
+    const loaded = await db.withTenant(tenantId, async (sql) => {
+      const list = await getList(sql, listId);
+      return list ? { list, chunks: await listChunks(sql, listId) } : null;
+    });
+    if (!loaded) throw listNotFound();
+    const { list, chunks } = loaded;
+    const now = clock.now();
+    const rendered = await renderList(
+      keys,
+      list,
+      assembleStatuses(list, chunks),
+      this.deps.uriOf(tenantId, listId),
+      now,
+    );
+    const stored = publicationRecord(list, rendered, now);
+    await db.withTenantSession(tenantId, (sql) => putPublication(sql, stored));
+    return this.remember(`${tenantId}\n${listId}`, toPublication(stored, list.type, list.ttlSeconds));
+  }
+
+  private remember(key: string, publication: Publication): Publication {
+    this.memo.delete(key);
+    if (this.memo.size >= MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value!);
+    this.memo.set(key, publication);
+    return publication;
+  }
+}
+
+/** The stored record of a signed form: it is signed again after half its validity. */
+export function publicationRecord(
+  list: StoredList,
+  rendered: { token: string; etag: string; iat: number; exp: number },
+  now: Date,
+): StoredPublication {
+  return {
+    listId: list.listId,
+    version: list.version,
+    token: rendered.token,
+    etag: rendered.etag,
+    signedAt: now,
+    refreshAt: new Date(now.getTime() + (list.validitySeconds * 1000) / 2),
+    expiresAt: new Date(rendered.exp * 1000),
+  };
+}
+
+const toPublication = (p: StoredPublication, type: ListType, ttlSeconds: number): Publication => ({
+  listId: p.listId,
+  type,
+  mediaType: MEDIA_TYPES[type],
+  version: p.version,
+  token: p.token,
+  etag: p.etag,
+  ttlSeconds,
+  expiresAt: p.expiresAt,
+});

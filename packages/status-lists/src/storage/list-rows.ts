@@ -1,0 +1,207 @@
+import type { Sql } from '@tessera/platform';
+import type { ListConfiguration, ListType, StatusPurpose } from '../domain/list-definition.js';
+import type { StatusBits } from '../domain/status-bits.js';
+
+/** SQL of the status_lists table (docs in migrations/0001_status_lists.sql). Runs inside `db.withTenant*`. */
+export const CHUNK_BYTES = 1024;
+
+export interface StoredList extends ListConfiguration {
+  listId: string;
+  seriesId: string;
+  generation: number;
+  keyAlias: string;
+  correlationId: string | null;
+  ttlSeconds: number;
+  validitySeconds: number;
+  permutationKey: Uint8Array;
+  allocated: number;
+  /** bigint as text: both engines agree on it. */
+  version: string;
+}
+
+interface ListRow {
+  list_id: string;
+  series_id: string;
+  generation: number;
+  type: ListType;
+  status_purpose: StatusPurpose;
+  bits: number;
+  length: number;
+  issuer: string;
+  key_alias: string;
+  proof_format: 'jwt';
+  correlation_id: string | null;
+  ttl_seconds: number;
+  validity_seconds: number;
+  permutation_key: Uint8Array;
+  allocated: number;
+  version: string;
+}
+
+const COLUMNS = `l.list_id, l.series_id, l.generation, l.type, l.status_purpose, l.bits, l.length, l.issuer, l.key_alias,
+  l.proof_format, l.correlation_id, l.ttl_seconds, l.validity_seconds, l.permutation_key, l.allocated,
+  l.version::text AS version`;
+
+const toList = (r: ListRow): StoredList => ({
+  listId: r.list_id,
+  seriesId: r.series_id,
+  generation: Number(r.generation),
+  type: r.type,
+  statusPurpose: r.status_purpose,
+  bits: Number(r.bits) as StatusBits,
+  length: Number(r.length),
+  issuer: r.issuer,
+  keyAlias: r.key_alias,
+  proofFormat: r.proof_format,
+  correlationId: r.correlation_id,
+  ttlSeconds: Number(r.ttl_seconds),
+  validitySeconds: Number(r.validity_seconds),
+  permutationKey: new Uint8Array(r.permutation_key),
+  allocated: Number(r.allocated),
+  version: String(r.version),
+});
+
+export type NewList = Omit<StoredList, 'allocated' | 'version'>;
+
+/** False when the id is taken in the tenant. */
+export async function insertList(sql: Sql, list: NewList, now: Date): Promise<boolean> {
+  const result = await sql.query(
+    `INSERT INTO status_lists (list_id, series_id, generation, type, status_purpose, bits, length, issuer, key_alias,
+       proof_format, correlation_id, ttl_seconds, validity_seconds, permutation_key, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+     ON CONFLICT DO NOTHING RETURNING list_id`,
+    [
+      list.listId,
+      list.seriesId,
+      list.generation,
+      list.type,
+      list.statusPurpose,
+      list.bits,
+      list.length,
+      list.issuer,
+      list.keyAlias,
+      list.proofFormat,
+      list.correlationId,
+      list.ttlSeconds,
+      list.validitySeconds,
+      Buffer.from(list.permutationKey),
+      now,
+    ],
+  );
+  return result.rows.length === 1;
+}
+
+/**
+ * The next list of a series, same configuration, its own permutation key. Replicas that find the series full at
+ * the same moment race here: the unique (series, generation) lets one insert win and the others do nothing.
+ */
+export async function insertRollover(
+  sql: Sql,
+  full: { seriesId: string; generation: number },
+  next: { listId: string; permutationKey: Uint8Array },
+  now: Date,
+): Promise<void> {
+  await sql.query(
+    `INSERT INTO status_lists (list_id, series_id, generation, type, status_purpose, bits, length, issuer, key_alias,
+       proof_format, correlation_id, ttl_seconds, validity_seconds, permutation_key, created_at, updated_at)
+     SELECT $3, series_id, generation + 1, type, status_purpose, bits, length, issuer, key_alias, proof_format,
+            correlation_id, ttl_seconds, validity_seconds, $4, $5, $5
+       FROM status_lists WHERE series_id = $1 AND generation = $2
+     ON CONFLICT DO NOTHING`,
+    [full.seriesId, full.generation, next.listId, Buffer.from(next.permutationKey), now],
+  );
+}
+
+export type AllocationResult =
+  { kind: 'allocated'; list: StoredList; counter: number } | { kind: 'full'; list: StoredList } | { kind: 'missing' };
+
+/**
+ * One allocation in the newest list of the series that `listId` belongs to: the counter moves by one in a single
+ * UPDATE, which PostgreSQL serializes per row across every connection and replica, and which refuses a full list.
+ */
+export async function allocateCounter(sql: Sql, listId: string): Promise<AllocationResult> {
+  const updated = await sql.query<ListRow & { counter: number }>(
+    `WITH open AS (
+       SELECT o.list_id FROM status_lists o
+        WHERE o.series_id = (SELECT s.series_id FROM status_lists s WHERE s.list_id = $1)
+        ORDER BY o.generation DESC LIMIT 1)
+     UPDATE status_lists l SET allocated = l.allocated + 1
+       FROM open WHERE l.list_id = open.list_id AND l.allocated < l.length
+     RETURNING ${COLUMNS}, l.allocated - 1 AS counter`,
+    [listId],
+  );
+  const row = updated.rows[0];
+  if (row) return { kind: 'allocated', list: toList(row), counter: Number(row.counter) };
+  const open = await sql.query<ListRow>(
+    `SELECT ${COLUMNS} FROM status_lists l
+      WHERE l.series_id = (SELECT s.series_id FROM status_lists s WHERE s.list_id = $1)
+      ORDER BY l.generation DESC LIMIT 1`,
+    [listId],
+  );
+  return open.rows[0] ? { kind: 'full', list: toList(open.rows[0]) } : { kind: 'missing' };
+}
+
+export async function getList(sql: Sql, listId: string): Promise<StoredList | null> {
+  const rows = await sql.query<ListRow>(`SELECT ${COLUMNS} FROM status_lists l WHERE l.list_id = $1`, [listId]);
+  return rows.rows[0] ? toList(rows.rows[0]) : null;
+}
+
+/** The list and the byte that holds the status of `index` (0 when its chunk was never written). */
+export async function getListWithStatusByte(
+  sql: Sql,
+  listId: string,
+  index: number,
+  options: { lock: boolean },
+): Promise<{ list: StoredList; byte: number } | null> {
+  // The byte position is computed from the row's own bits; an index past the list finds no chunk (byte 0) and is
+  // refused by the caller, which checks the range against the row.
+  const rows = await sql.query<ListRow & { byte: number | null }>(
+    `SELECT ${COLUMNS},
+            (SELECT get_byte(c.bytes, (($2::bigint * l.bits / 8) % ${CHUNK_BYTES})::int)
+               FROM status_list_chunks c
+              WHERE c.tenant_id = l.tenant_id AND c.list_id = l.list_id
+                AND c.chunk_no = ($2::bigint * l.bits / 8 / ${CHUNK_BYTES})::int) AS byte
+       FROM status_lists l WHERE l.list_id = $1${options.lock ? ' FOR UPDATE OF l' : ''}`,
+    [listId, index],
+  );
+  const row = rows.rows[0];
+  return row ? { list: toList(row), byte: Number(row.byte ?? 0) } : null;
+}
+
+/** Writes one byte of the statuses and moves the list's version (so the next read signs again). */
+export async function writeStatusByte(
+  sql: Sql,
+  listId: string,
+  bytePosition: number,
+  value: number,
+  now: Date,
+): Promise<string> {
+  const chunk = Math.floor(bytePosition / CHUNK_BYTES);
+  const offset = bytePosition % CHUNK_BYTES;
+  const rows = await sql.query<{ version: string }>(
+    `WITH chunk AS (
+       INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
+       VALUES ($1, $2, set_byte(decode(repeat('00', ${CHUNK_BYTES}), 'hex'), $3, $4))
+       ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = set_byte(status_list_chunks.bytes, $3, $4)
+       RETURNING 1)
+     UPDATE status_lists SET version = version + 1, updated_at = $5 WHERE list_id = $1
+     RETURNING version::text AS version`,
+    [listId, chunk, offset, value, now],
+  );
+  return String(rows.rows[0]!.version);
+}
+
+/** Every written chunk of the list, in order. */
+export async function listChunks(sql: Sql, listId: string): Promise<{ chunkNo: number; bytes: Uint8Array }[]> {
+  const rows = await sql.query<{ chunk_no: number; bytes: Uint8Array }>(
+    `SELECT chunk_no, bytes FROM status_list_chunks WHERE list_id = $1 ORDER BY chunk_no`,
+    [listId],
+  );
+  return rows.rows.map((r) => ({ chunkNo: Number(r.chunk_no), bytes: r.bytes }));
+}
+
+/** The key aliases the tenant's lists are signed with. */
+export async function listKeyAliases(sql: Sql): Promise<string[]> {
+  const rows = await sql.query<{ key_alias: string }>(`SELECT DISTINCT key_alias FROM status_lists ORDER BY key_alias`);
+  return rows.rows.map((r) => r.key_alias);
+}
