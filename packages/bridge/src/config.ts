@@ -49,8 +49,31 @@ export const CredentialQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A DCQL credential set (OID4VP §6.2): the vp_token answers one option (a list of credential query ids). */
+export const CredentialSetSchema = Type.Object(
+  {
+    options: Type.Array(Type.Array(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), { minItems: 1 }), {
+      minItems: 1,
+    }),
+    required: Type.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+);
+
 export const PresentationQuerySchema = Type.Object(
-  { credentials: Type.Array(CredentialQuerySchema, { minItems: 1 }) },
+  {
+    credentials: Type.Array(CredentialQuerySchema, { minItems: 1 }),
+    /** Alternatives (OID4VP §6.2); absent: every credential query must be answered. */
+    credential_sets: Type.Optional(Type.Array(CredentialSetSchema, { minItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const WalletLoginOptionSchema = Type.Object(
+  {
+    format: Type.Union([Type.Literal('dc+sd-jwt'), Type.Literal('jwt_vc_json'), Type.Literal('jwt_vc')]),
+    type: Type.String({ minLength: 1 }),
+  },
   { additionalProperties: false },
 );
 
@@ -108,6 +131,12 @@ export const BridgeConfigSchema = Type.Object(
         }),
         /** vct (dc+sd-jwt) or VC type (jwt_vc_json). */
         type: Type.String({ minLength: 1, default: 'urn:tessera:vct:wallet-login' }),
+        /**
+         * A second credential the wallet may present instead (DCQL `credential_sets` with two options, OID4VP §6.2),
+         * e.g. `{format: jwt_vc_json, type: TesseraIdentityCredential}`; same claims and trusted issuers. Absent: the
+         * development profile offers the other format (README "Wallet login query"), production only `format`.
+         */
+        alternative: Type.Optional(WalletLoginOptionSchema),
         trustedIssuers: Type.Array(TrustedIssuerSchema, { default: [] }),
       },
       { default: {}, additionalProperties: false },

@@ -52,7 +52,7 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
     signer: createRequestSigner(platform, config, clock),
     statusSource,
     status: new StatusChecker(statusSource, { clockSkewSeconds: config.clockSkewSeconds }),
-    queries: resolveQueries(config, serviceClaim),
+    queries: resolveQueries(config, serviceClaim, { development: platform.config.profile === 'development' }),
     serviceClaim,
     acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
   };

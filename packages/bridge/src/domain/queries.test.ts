@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { BridgeConfigSchema } from '../config.js';
 import { statusListCacheOptions } from '../services.js';
 import { loadConfig } from '@tessera/platform';
-import { normalizeQuery, parseClaimPath, resolveQueries, toDcqlQuery, WALLET_LOGIN_QUERY_ID } from './queries.js';
+import {
+  normalizeQuery,
+  parseClaimPath,
+  resolveQueries,
+  toDcqlQuery,
+  WALLET_LOGIN_QUERY_ID,
+  type PresentationQuery,
+} from './queries.js';
 
 const config = (bridge: Record<string, unknown> = {}) => loadConfig(BridgeConfigSchema, { env: {}, overrides: bridge });
 
@@ -126,6 +133,40 @@ describe('presentation queries (000 §2.2)', () => {
     DcqlQuery.validate(DcqlQuery.parse(w3c as DcqlQuery.Input));
   });
 
+  it('the development wallet-login query accepts either format: one credential set of two options (OID4VP §6.2)', () => {
+    const production = resolveQueries(config(), 'service_id').get(WALLET_LOGIN_QUERY_ID)!;
+    expect(toDcqlQuery(production)).not.toHaveProperty('credential_sets');
+    const login = resolveQueries(config(), 'service_id', { development: true }).get(WALLET_LOGIN_QUERY_ID)!;
+    const dcql = toDcqlQuery(login);
+    DcqlQuery.validate(DcqlQuery.parse(dcql as DcqlQuery.Input));
+    expect(dcql).toMatchObject({
+      credentials: [
+        { id: 'wallet-login', format: 'dc+sd-jwt' },
+        {
+          id: 'wallet-login-alternative',
+          format: 'jwt_vc_json',
+          meta: { type_values: [['TesseraIdentityCredential']] },
+          claims: expect.arrayContaining([{ id: '0', path: ['credentialSubject', 'service_id'] }]),
+        },
+      ],
+      credential_sets: [{ options: [['wallet-login'], ['wallet-login-alternative']], required: true }],
+    });
+    // A configured alternative wins over the development default, under any profile.
+    const configured = resolveQueries(
+      config({ walletLogin: { alternative: { format: 'jwt_vc', type: 'CampusCard' } } }),
+      'service_id',
+    ).get(WALLET_LOGIN_QUERY_ID)!;
+    expect(configured.credentials[1]).toMatchObject({ format: 'jwt_vc_json', type: 'CampusCard' });
+    // A credential set naming an unknown credential query is a configuration error.
+    expect(() =>
+      normalizeQuery(
+        'q',
+        { ...toConfig(login), credential_sets: [{ options: [['nope']], required: true }] },
+        'bridge.queries.q',
+      ),
+    ).toThrow(/bridge.queries.q.credential_sets.0.options.0/);
+  });
+
   it('the configuration defaults are those documented', () => {
     const c = config();
     expect(c).toMatchObject({
@@ -149,3 +190,16 @@ describe('presentation queries (000 §2.2)', () => {
     expect(statusListCacheOptions(configured, false).maxTtlSeconds).toBe(77);
   });
 });
+
+/** A normalized query back in its configuration form (for the credential-set refusal above). */
+function toConfig(query: PresentationQuery) {
+  return {
+    credentials: query.credentials.map((c) => ({
+      id: c.id,
+      format: c.format,
+      type: c.type,
+      claims: c.claims.map((claim) => ({ path: claim.jsonPath, required: claim.required })),
+      trusted_issuers: [],
+    })),
+  };
+}

@@ -31,12 +31,24 @@ export interface CredentialQuery {
   trustedIssuers: TrustedIssuer[];
 }
 
+/** OID4VP §6.2: the vp_token answers one option (credential query ids) of every required set. */
+export interface CredentialSet {
+  options: string[][];
+  required: boolean;
+}
+
 export interface PresentationQuery {
   id: string;
   credentials: CredentialQuery[];
+  /** Absent: every credential query must be answered. */
+  credentialSets?: CredentialSet[];
 }
 
 export const WALLET_LOGIN_QUERY_ID = 'wallet-login';
+/** Credential query id of the wallet login's alternative credential (DCQL credential_sets). */
+export const WALLET_LOGIN_ALTERNATIVE_ID = 'wallet-login-alternative';
+/** The W3C type the development profile offers beside the SD-JWT VC (the test wallet's `jwt_vc_json` credential). */
+export const DEVELOPMENT_W3C_TYPE = 'TesseraIdentityCredential';
 
 /** Reads a JSONPath of the subset used for claims: `$.a.b`, `$['a']`, `$.a[0]`, `$.a[*]`. */
 export function parseClaimPath(jsonPath: string): ClaimPath | null {
@@ -94,37 +106,74 @@ export function normalizeQuery(id: string, query: PresentationQueryConfig, key: 
       ),
     };
   });
-  return { id, credentials };
+  if (!query.credential_sets) return { id, credentials };
+  const credentialSets = query.credential_sets.map((set, si): CredentialSet => {
+    set.options.forEach((option, oi) => {
+      for (const ref of option)
+        if (!seen.has(ref))
+          throw new ConfigError(`${key}.credential_sets.${si}.options.${oi}`, `names no credential query: ${ref}`);
+    });
+    return { options: set.options.map((o) => [...o]), required: set.required };
+  });
+  return { id, credentials, credentialSets };
 }
 
-/** The reference query (000 §2.2): the service claim and eduperson_principal_name required, three optional. */
-export function walletLoginQuery(config: BridgeConfig['walletLogin'], serviceClaim: string): PresentationQueryConfig {
-  const format = normalizeFormat(config.format);
-  const prefix = format === 'jwt_vc_json' ? '$.credentialSubject.' : '$.';
-  const claim = (name: string, required: boolean) => ({ path: `${prefix}${name}`, required });
+/**
+ * The reference query (000 §2.2): the service claim and eduperson_principal_name required, three optional. With an
+ * alternative, two credential queries of the same claims and issuers and one credential set whose two options each
+ * name one of them (OID4VP §6.2): the wallet answers with whichever it holds.
+ */
+export function walletLoginQuery(
+  config: BridgeConfig['walletLogin'],
+  serviceClaim: string,
+  alternative: { format: string; type: string } | undefined = config.alternative,
+): PresentationQueryConfig {
+  const credential = (id: string, rawFormat: string, type: string) => {
+    const format = normalizeFormat(rawFormat);
+    const prefix = format === 'jwt_vc_json' ? '$.credentialSubject.' : '$.';
+    const claim = (name: string, required: boolean) => ({ path: `${prefix}${name}`, required });
+    return {
+      id,
+      format,
+      type,
+      claims: [
+        claim(serviceClaim, true),
+        claim('eduperson_principal_name', true),
+        claim('email', false),
+        claim('given_name', false),
+        claim('family_name', false),
+      ],
+      trusted_issuers: config.trustedIssuers,
+    };
+  };
+  const primary = credential(WALLET_LOGIN_QUERY_ID, config.format, config.type);
+  if (!alternative) return { credentials: [primary] };
   return {
-    credentials: [
-      {
-        id: WALLET_LOGIN_QUERY_ID,
-        format,
-        type: config.type,
-        claims: [
-          claim(serviceClaim, true),
-          claim('eduperson_principal_name', true),
-          claim('email', false),
-          claim('given_name', false),
-          claim('family_name', false),
-        ],
-        trusted_issuers: config.trustedIssuers,
-      },
-    ],
+    credentials: [primary, credential(WALLET_LOGIN_ALTERNATIVE_ID, alternative.format, alternative.type)],
+    credential_sets: [{ options: [[WALLET_LOGIN_QUERY_ID], [WALLET_LOGIN_ALTERNATIVE_ID]], required: true }],
   };
 }
 
+/**
+ * The development profile's alternative when none is configured: the other format, with the test wallet's type for
+ * jwt_vc_json (`npm run wallet -- --format jwt_vc_json`), so the README walkthrough works with either.
+ */
+export function developmentAlternative(config: BridgeConfig['walletLogin']): { format: string; type: string } {
+  return normalizeFormat(config.format) === 'dc+sd-jwt'
+    ? { format: 'jwt_vc_json', type: DEVELOPMENT_W3C_TYPE }
+    : { format: 'dc+sd-jwt', type: 'urn:tessera:vct:wallet-login' };
+}
+
 /** Every configured query, with `wallet-login` built from `walletLogin` unless configured by name. */
-export function resolveQueries(config: BridgeConfig, serviceClaim: string): Map<string, PresentationQuery> {
+export function resolveQueries(
+  config: BridgeConfig,
+  serviceClaim: string,
+  options: { development?: boolean } = {},
+): Map<string, PresentationQuery> {
+  const login = config.walletLogin;
+  const alternative = login.alternative ?? (options.development ? developmentAlternative(login) : undefined);
   const raw: Record<string, PresentationQueryConfig> = {
-    [WALLET_LOGIN_QUERY_ID]: walletLoginQuery(config.walletLogin, serviceClaim),
+    [WALLET_LOGIN_QUERY_ID]: walletLoginQuery(login, serviceClaim, alternative),
     ...config.queries,
   };
   return new Map(
@@ -146,6 +195,9 @@ export function resolveQueries(config: BridgeConfig, serviceClaim: string): Map<
  */
 export function toDcqlQuery(query: PresentationQuery): Record<string, unknown> {
   return {
+    ...(query.credentialSets
+      ? { credential_sets: query.credentialSets.map((set) => ({ options: set.options, required: set.required })) }
+      : {}),
     credentials: query.credentials.map((c) => {
       const required = c.claims.filter((claim) => claim.required).map((claim) => claim.id);
       const all = c.claims.map((claim) => claim.id);

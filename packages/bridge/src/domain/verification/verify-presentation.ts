@@ -175,9 +175,21 @@ function dcqlEntries(vpToken: unknown, query: PresentationQuery): [string, unkno
       throw new CheckFailure(fail('dcql', `credential query ${id} must be answered by exactly one presentation`, id));
     entries.push([id, list[0]]);
   }
-  for (const id of known) {
-    if (!Object.hasOwn(vpToken, id))
-      throw new CheckFailure(fail('dcql', `the vp_token lacks credential query ${id}`, id));
+  if (!query.credentialSets) {
+    for (const id of known) {
+      if (!Object.hasOwn(vpToken, id))
+        throw new CheckFailure(fail('dcql', `the vp_token lacks credential query ${id}`, id));
+    }
+    return entries;
   }
+  // OID4VP §6.2: every required set is answered by one of its options, and nothing outside the sets is presented.
+  const answered = new Set(entries.map(([id]) => id));
+  const inSets = new Set(query.credentialSets.flatMap((set) => set.options.flat()));
+  for (const id of answered)
+    if (!inSets.has(id)) throw new CheckFailure(fail('dcql', `credential query ${id} is in no credential set`, id));
+  query.credentialSets.forEach((set, index) => {
+    if (set.required && !set.options.some((option) => option.every((id) => answered.has(id))))
+      throw new CheckFailure(fail('dcql', `the vp_token answers no option of credential set ${index}`));
+  });
   return entries;
 }
