@@ -61,6 +61,12 @@ export function createStatusEntryAllocator(platform: Platform, config: StatusLis
         ...(listConfig.keyRef ? [listConfig.keyRef] : []),
       ].join('-');
       try {
+        return await platform.commands.execute(allocate, ctx, { listId });
+      } catch (error) {
+        if (!(isAppError(error) && error.code === 'not_found')) throw error;
+      }
+      // First use of this configuration in the tenant: create its series.
+      try {
         await platform.commands.execute(create, ctx, {
           body: {
             type: listConfig.type,
@@ -74,7 +80,7 @@ export function createStatusEntryAllocator(platform: Platform, config: StatusLis
           },
         });
       } catch (error) {
-        // The series exists already (made by an earlier call or another replica).
+        // Made meanwhile by a concurrent call or another replica.
         if (!(isAppError(error) && error.code === 'already_exists')) throw error;
       }
       return platform.commands.execute(allocate, ctx, { listId });

@@ -10,7 +10,7 @@ import type { StatusListServices } from '../services.js';
 export const ALLOCATE_STATUS_ENTRY = 'status-list.allocate-entry';
 
 /** Enough for a series that another replica fills at the same time; each round either allocates or rolls over. */
-const MAX_ROUNDS = 8;
+const MAX_ROUNDS = 16;
 
 /**
  * POST /vc/status-lists/{listId}/entries (issue 16 §3): an index for a new credential in the newest list of the
@@ -32,6 +32,7 @@ export const allocateStatusEntry = (s: StatusListServices) =>
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const result = await db.withTenantSession(ctx.tenantId, (sql) => allocateCounter(sql, listId));
         if (result.kind === 'missing') throw listNotFound();
+        if (result.kind === 'retry') continue;
         const list = result.list;
         if (result.kind === 'allocated') {
           const index = new IndexPermutation(list.permutationKey, list.length).forward(result.counter);

@@ -113,7 +113,11 @@ export async function insertRollover(
 }
 
 export type AllocationResult =
-  { kind: 'allocated'; list: StoredList; counter: number } | { kind: 'full'; list: StoredList } | { kind: 'missing' };
+  | { kind: 'allocated'; list: StoredList; counter: number }
+  | { kind: 'full'; list: StoredList }
+  /** The newest list was made after the UPDATE's snapshot (a roll-over elsewhere): try again. */
+  | { kind: 'retry' }
+  | { kind: 'missing' };
 
 /**
  * One allocation in the newest list of the series that `listId` belongs to: the counter moves by one in a single
@@ -138,7 +142,9 @@ export async function allocateCounter(sql: Sql, listId: string): Promise<Allocat
       ORDER BY l.generation DESC LIMIT 1`,
     [listId],
   );
-  return open.rows[0] ? { kind: 'full', list: toList(open.rows[0]) } : { kind: 'missing' };
+  const newest = open.rows[0] ? toList(open.rows[0]) : null;
+  if (!newest) return { kind: 'missing' };
+  return newest.allocated >= newest.length ? { kind: 'full', list: newest } : { kind: 'retry' };
 }
 
 export async function getList(sql: Sql, listId: string): Promise<StoredList | null> {

@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createPlatform,
+  createRoleApp,
+  loadConfig,
+  PlatformConfigSchema,
+  type Platform,
+  type RoleApp,
+} from '@tessera/platform';
+import { createPostgresTestDatabase, LogCapture, startTestIssuer, type TestIssuer } from '@tessera/platform/testing';
+import { registerStatusListsRoutes } from '../src/index.js';
+import { BASE_URL, listBody, migrations, TENANT, testConfig } from './support.js';
+
+/**
+ * Issue 16 §3: allocation is unique under concurrency across replicas. Two platforms (as two processes would have:
+ * their own pools, key managers and caches) over one PostgreSQL database; 1,000 allocations at once, half through
+ * each, on a list of 600 entries, so the series rolls over while they run. Every (list, index) is handed out once.
+ */
+describe('1,000 concurrent allocations on two replicas over one PostgreSQL', () => {
+  let db: { url: string; drop(): Promise<void> };
+  let issuer: TestIssuer;
+  const replicas: { platform: Platform; app: RoleApp }[] = [];
+  let token: string;
+  const config = testConfig();
+
+  beforeAll(async () => {
+    db = await createPostgresTestDatabase();
+    issuer = await startTestIssuer();
+    const masterKey = randomBytes(32).toString('base64');
+    for (let i = 0; i < 2; i++) {
+      const platformConfig = loadConfig(PlatformConfigSchema, {
+        env: {},
+        overrides: {
+          profile: 'test',
+          database: { url: db.url, maxPoolSize: 5 },
+          keys: { masterKey },
+          tenancy: { seedDemoTenant: true },
+          auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
+          rateLimit: { enabled: false },
+        },
+      });
+      const platform = await createPlatform(platformConfig, { migrations, logDestination: new LogCapture() });
+      const app = await createRoleApp(platform, { role: 'status-lists', title: 'status-lists', family: 'oauth' });
+      await registerStatusListsRoutes(app, platform, { config });
+      await app.ready();
+      replicas.push({ platform, app });
+    }
+    token = await issuer.sign({ sub: 'alice', tenant_id: TENANT, roles: ['tenant-admin'] }, { expiresInSeconds: 3600 });
+  });
+  afterAll(async () => {
+    for (const r of replicas) {
+      await r.app.close();
+      await r.platform.close();
+    }
+    await issuer?.close();
+    await db?.drop();
+  });
+
+  it('hands out every index once, rolling over when the list is full', async () => {
+    const created = await replicas[0]!.app.inject({
+      method: 'POST',
+      url: '/vc/status-lists',
+      headers: { authorization: `Bearer ${token}` },
+      payload: listBody('shared', { length: 600 }),
+    });
+    expect(created.statusCode).toBe(200);
+    const responses = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        replicas[i % 2]!.app.inject({
+          method: 'POST',
+          url: '/vc/status-lists/shared/entries',
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      ),
+    );
+    expect(responses.map((r) => r.statusCode).filter((s) => s !== 201)).toEqual([]);
+    const entries = responses.map((r) => r.json() as { listId: string; index: number; uri: string });
+    const keys = new Set(entries.map((e) => `${e.listId}#${e.index}`));
+    expect(keys.size).toBe(1000);
+    const first = entries.filter((e) => e.listId === 'shared').map((e) => e.index);
+    const second = entries.filter((e) => e.listId === 'shared~2').map((e) => e.index);
+    expect(first.length).toBe(600);
+    expect(second.length).toBe(400);
+    expect(first.sort((a, b) => a - b)).toEqual([...Array(600).keys()]);
+    expect(second.every((i) => i >= 0 && i < 600)).toBe(true);
+    expect(entries.find((e) => e.listId === 'shared~2')!.uri).toBe(`${BASE_URL}/status-lists/shared~2`);
+    // Both replicas served allocations in both lists.
+    const byReplica = [0, 1].map((r) => new Set(entries.filter((_, i) => i % 2 === r).map((e) => e.listId)));
+    expect(byReplica.map((s) => s.size)).toEqual([2, 2]);
+  });
+});
