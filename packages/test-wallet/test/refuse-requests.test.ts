@@ -92,7 +92,7 @@ describe('wallet refuses requests it must not answer', () => {
     ).rejects.toMatchObject({ code: 'invalid_link' });
   });
 
-  it('refuses when no held credential satisfies the query, posting nothing', async () => {
+  it('refuses when no held credential satisfies the query, telling the verifier access_denied (OID4VP §8.5)', async () => {
     const session = await fixture.verifier.createSession({
       prefix: 'x509_hash',
       responseMode: 'direct_post',
@@ -104,6 +104,8 @@ describe('wallet refuses requests it must not answer', () => {
       }),
     });
     await expect(fixture.wallet.respond(session.link)).rejects.toMatchObject({ code: 'no_matching_credentials' });
-    expect(session.posts).toEqual([]);
+    expect(session.posts).toHaveLength(1);
+    expect(session.posts[0]).toMatchObject({ error: 'access_denied', state: expect.any(String) });
+    expect(session.posts[0]).not.toHaveProperty('vp_token');
   });
 });

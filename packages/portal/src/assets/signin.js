@@ -42,6 +42,8 @@
       return;
     }
     show(answer.state, answer.message);
+    // The wallet said it cannot answer: offer "start again" at once, and keep following (another wallet may answer).
+    if (answer.state === 'declined') restart.hidden = false;
     if (typeof answer.next === 'string') window.location.assign(answer.next);
     else if (answer.final) stop(answer.state, answer.message);
     else schedule();

@@ -15,6 +15,8 @@ export interface SessionStatusView {
   idvRequired: boolean;
   /** Extension of the bridge: the failed check when the status is ERROR. */
   failureCheck: string | null;
+  /** The check of the last response the bridge refused while the session stayed open (bridge `lastRejection`). */
+  lastRejectionCheck: string | null;
 }
 
 /** What the bridge says about a session id: 404 session_not_found, 410 session_expired, 409 invalid_session_state (000 §7). */
@@ -90,7 +92,11 @@ export class BridgeClient {
       if (!status) return null;
       const failure =
         body.failure && typeof body.failure === 'object' ? str((body.failure as Record<string, unknown>).check) : null;
-      return { status, idvRequired: body.idvRequired === true, failureCheck: failure };
+      const rejection =
+        body.lastRejection && typeof body.lastRejection === 'object'
+          ? str((body.lastRejection as Record<string, unknown>).check)
+          : null;
+      return { status, idvRequired: body.idvRequired === true, failureCheck: failure, lastRejectionCheck: rejection };
     });
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { callbackReasonMessage, REASON_PATTERN } from './callback-reasons.js';
-import { failureMessage, phaseOf } from './signin-state.js';
+import { FINAL_STATES, failureMessage, openPhaseState, phaseOf } from './signin-state.js';
 
 describe('the sign-in page follows the session (000 §3.1)', () => {
   it.each([
@@ -52,5 +52,13 @@ describe('callback reasons (000 §4.2 step 7)', () => {
     expect(REASON_PATTERN.test('token_exchange_failed')).toBe(true);
     expect(REASON_PATTERN.test('<b>x</b>')).toBe(false);
     expect(REASON_PATTERN.test('x'.repeat(65))).toBe(false);
+  });
+
+  it("shows a wallet's refusal at once while the session stays open, and no other refused response", () => {
+    expect(openPhaseState('opened', 'wallet_error')).toBe('declined');
+    expect(FINAL_STATES).not.toContain('declined');
+    expect(openPhaseState('opened', 'decryption')).toBe('opened');
+    expect(openPhaseState('opened', null)).toBe('opened');
+    expect(openPhaseState('checking', 'wallet_error')).toBe('checking');
   });
 });

@@ -30,11 +30,12 @@ export function phaseOf(status: string): SessionPhase {
 
 /** The state the page's script receives; `final` states stop the polling and offer "start again". */
 export type PageState =
-  'waiting' | 'opened' | 'checking' | 'verified' | 'idv' | 'idv_pending' | 'expired' | 'failed' | 'lost';
+  'waiting' | 'opened' | 'declined' | 'checking' | 'verified' | 'idv' | 'idv_pending' | 'expired' | 'failed' | 'lost';
 
 export const PAGE_MESSAGES: Record<PageState, MessageKey> = {
   waiting: 'statusWaiting',
   opened: 'statusOpened',
+  declined: 'statusDeclined',
   checking: 'statusChecking',
   verified: 'statusVerified',
   idv: 'statusIdvNeeded',
@@ -45,6 +46,16 @@ export const PAGE_MESSAGES: Record<PageState, MessageKey> = {
 };
 
 export const FINAL_STATES: readonly PageState[] = ['expired', 'failed', 'lost'];
+
+/**
+ * While the session is open, a wallet's error response (bridge `lastRejection.check` `wallet_error`) is shown at once
+ * as `declined`, not as a failure: anyone who sees the QR code can post one, so the session stays open (bridge README
+ * "Rejected responses") and the page keeps following it; a valid response still signs in. Other refused responses
+ * are not shown: a failure is shown only when the session is terminal (ERROR).
+ */
+export function openPhaseState(phase: 'waiting' | 'opened' | 'checking', lastRejectionCheck: string | null): PageState {
+  return phase === 'opened' && lastRejectionCheck === 'wallet_error' ? 'declined' : phase;
+}
 
 /** The failed verification check the bridge reports (its `failure.check`), in words a person understands. */
 export function failureMessage(check: string | null): MessageKey {

@@ -1,6 +1,6 @@
 import type { CallContext } from '../clients/service-call.js';
 import { authorizeUrl } from '../domain/authorization-params.js';
-import { failureMessage, phaseOf, type PageState } from '../domain/signin-state.js';
+import { failureMessage, openPhaseState, phaseOf, type PageState } from '../domain/signin-state.js';
 import type { MessageKey } from '../i18n/en.js';
 import type { LoginTransaction } from '../transaction/login-transaction.js';
 import type { PortalRuntime } from './runtime.js';
@@ -55,7 +55,7 @@ export async function readSigninStatus(
     case 'waiting':
     case 'opened':
     case 'checking':
-      return { state: phase, final: false };
+      return { state: openPhaseState(phase, status.value.lastRejectionCheck), final: false };
     case 'expired':
       return EXPIRED;
     case 'failed':

@@ -16,6 +16,8 @@ export const de: Messages = {
 
   statusWaiting: 'Warten auf Ihre Wallet. Scannen Sie den QR-Code oder öffnen Sie die Anfrage in Ihrer Wallet-App.',
   statusOpened: 'Ihre Wallet hat die Anfrage geöffnet. Bestätigen Sie die Freigabe in Ihrer Wallet.',
+  statusDeclined:
+    'Ihre Wallet hat gemeldet, dass sie diese Anfrage nicht beantworten kann (vielleicht fehlt ihr ein passender Nachweis). Scannen Sie den QR-Code mit einer anderen Wallet, oder beginnen Sie neu.',
   statusChecking: 'Ihr Nachweis wird geprüft …',
   statusVerified: 'Ihr Nachweis ist bestätigt. Sie werden angemeldet …',
   statusIdvNeeded: 'Ihr Nachweis ist bestätigt. Noch ein Schritt: Bestätigen Sie Ihre Identität.',

@@ -16,6 +16,8 @@ export const en = {
 
   statusWaiting: 'Waiting for your wallet. Scan the QR code or open the request in your wallet app.',
   statusOpened: 'Your wallet opened the request. Confirm the sharing in your wallet.',
+  statusDeclined:
+    'Your wallet reported that it cannot answer this request (it may not hold a suitable credential). Scan the QR code with another wallet, or start again.',
   statusChecking: 'Checking your credential…',
   statusVerified: 'Your credential is verified. Signing you in…',
   statusIdvNeeded: 'Your credential is verified. One more step: confirm your identity.',

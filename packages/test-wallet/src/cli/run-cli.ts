@@ -33,6 +33,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     if (error instanceof WalletError) {
       io.err(`The wallet did not answer the request: ${error.message}`);
+      if (error.code === 'no_matching_credentials')
+        io.err('It told the verifier so (access_denied): the sign-in page shows the refusal.');
       return 1;
     }
     io.err(`Failed: ${(error as Error).message}`);

@@ -5,11 +5,12 @@ import type { CapturedResponse } from './captured-response.js';
 import { createWalletCallbacks, type VerificationNotes } from './create-wallet-callbacks.js';
 import { decodeHeldCredential } from './decode-held-credential.js';
 import type { HolderKeyring } from './manage-holder-keys.js';
-import { resolveRequest, type SupportedClientIdPrefix } from './resolve-request.js';
+import { resolveRequest, type ResolvedRequest, type SupportedClientIdPrefix } from './resolve-request.js';
 import type { RespondOptions } from './respond-options.js';
 import { selectCredentials, selectOverride } from './select-credentials.js';
 import type { CredentialStore } from './store-credentials.js';
 import { submitResponse } from './submit-response.js';
+import { WalletError } from './wallet-error.js';
 
 export interface RespondResult {
   /** HTTP status of the verifier's answer to the posted response. */
@@ -65,14 +66,19 @@ export async function respondToRequest(
       vpToken = replayedToken(options.replayFrom);
       presented = 'presented' in options.replayFrom ? (options.replayFrom as CapturedResponse).presented : [];
     } else {
-      const selections = options.useCredential
-        ? selectOverride(request.dcqlQuery, await decodeHeldCredential(options.useCredential))
-        : selectCredentials(
-            request.dcqlQuery,
-            (await Promise.all(context.store.list().map(decodeHeldCredential))).filter(
-              (credential) => !options.formats || options.formats.includes(credential.format),
-            ),
-          );
+      const held = (await Promise.all(context.store.list().map(decodeHeldCredential))).filter(
+        (credential) => !options.formats || options.formats.includes(credential.format),
+      );
+      let selections: ReturnType<typeof selectCredentials>;
+      try {
+        selections = options.useCredential
+          ? selectOverride(request.dcqlQuery, await decodeHeldCredential(options.useCredential))
+          : selectCredentials(request.dcqlQuery, held);
+      } catch (error) {
+        if (error instanceof WalletError && error.code === 'no_matching_credentials')
+          await reportRefusal(context, request, error.message);
+        throw error;
+      }
       ({ vpToken, presented } = await buildVpToken({
         selections,
         request,
@@ -103,4 +109,23 @@ export async function respondToRequest(
       posted: submitted.captured,
     };
   });
+}
+
+/**
+ * OID4VP 1.0 §8.5: a wallet that cannot answer tells the verifier with an error response (`access_denied`: no
+ * credential satisfies the query), posted in the clear to the response_uri with the request's `state`, so the
+ * verifier's page can say so at once instead of waiting for the session to expire. Its failure is not the refusal's.
+ */
+async function reportRefusal(context: WalletContext, request: ResolvedRequest, description: string): Promise<void> {
+  const form = new URLSearchParams({ error: 'access_denied', error_description: description.slice(0, 200) });
+  if (request.state !== undefined) form.set('state', request.state);
+  try {
+    await context.fetch(request.responseUri, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.toString(),
+    });
+  } catch {
+    // The verifier unreachable: the refusal still stands, the caller reports it.
+  }
 }
