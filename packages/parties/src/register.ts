@@ -1,6 +1,8 @@
 import type { Platform, RoleApp } from '@tessera/platform';
 import type { PartiesConfig } from './config.js';
 import { PARTY_KINDS } from './domain/party-kinds.js';
+import { registerPartyRoutes } from './http/party-routes.js';
+import { registerSubResourceRoutes } from './http/sub-resource-routes.js';
 import { registerTypedRoutes } from './http/typed-routes.js';
 import { createPartiesServices, type IdentityDirectory, type PartiesServices } from './services.js';
 
@@ -18,4 +20,6 @@ export function registerPartiesRoutes(app: RoleApp, platform: Platform, deps: Pa
 /** The routes on given services (tests give them a database that counts statements). */
 export function registerPartyApi(app: RoleApp, services: PartiesServices): void {
   for (const kind of PARTY_KINDS) registerTypedRoutes(app, services, kind);
+  registerSubResourceRoutes(app, services);
+  registerPartyRoutes(app, services);
 }

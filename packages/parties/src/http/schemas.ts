@@ -151,3 +151,100 @@ export const PartiesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** An identifier-like token: an authentication method, identifier type, capability. */
+const Token = Type.String({ pattern: '^[A-Za-z0-9_:.\\-]{1,64}$' });
+const Tokens = Type.Array(Token, { maxItems: 20 });
+const Instant = Type.String({ format: 'date-time', maxLength: 40 });
+const nullable = (schema: TSchema) => Type.Optional(Type.Union([schema, Type.Null()]));
+
+export const RegistrationBody = Type.Object(
+  {
+    scheme: Type.String({ pattern: '^[A-Z][A-Z0-9_]{1,31}$' }),
+    value: Type.String({ minLength: 1, maxLength: 100 }),
+    issuingAuthority: Type.Optional(Name),
+  },
+  { additionalProperties: false },
+);
+
+export const LoginConfigBody = Type.Object(
+  {
+    authenticationMethods: nullable(Tokens),
+    identifierTypes: nullable(Tokens),
+    identityProviders: nullable(Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50 })),
+    selfRegistrationAllowed: nullable(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const MembersBody = Type.Object({ members: MemberList }, { additionalProperties: false });
+export const AddMemberBody = Type.Object({ memberId: Id }, { additionalProperties: false });
+export const MemberParams = Type.Object({ id: Id, memberId: Id }, { additionalProperties: false });
+
+const RelationshipFields = {
+  fromPartyId: Id,
+  toPartyId: Id,
+  relationshipType: Type.String({ pattern: '^[a-z][a-z0-9_]{1,63}$' }),
+  validFrom: Instant,
+  validTo: Instant,
+};
+export const RelationshipBody = Type.Object(
+  {
+    fromPartyId: RelationshipFields.fromPartyId,
+    toPartyId: RelationshipFields.toPartyId,
+    relationshipType: RelationshipFields.relationshipType,
+    validFrom: Type.Optional(Instant),
+    validTo: Type.Optional(Instant),
+  },
+  { additionalProperties: false },
+);
+export const RelationshipUpdateBody = Type.Object(
+  Object.fromEntries(Object.entries(RelationshipFields).map(([k, v]) => [k, nullable(v)])),
+  { additionalProperties: false },
+);
+export const RelationshipsQuery = Type.Object(
+  { ...PageQuery, partyId: Type.Optional(Id), relationshipType: Type.Optional(RelationshipFields.relationshipType) },
+  { additionalProperties: false },
+);
+export const RelationshipTypeBody = Type.Object(
+  {
+    code: RelationshipFields.relationshipType,
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ElectronicAddressBody = Type.Object(
+  {
+    addressType: Type.Union([Type.Literal('EMAIL'), Type.Literal('PHONE'), Type.Literal('URI')]),
+    value: Type.String({ minLength: 1, maxLength: 2048 }),
+    primary: Type.Optional(Type.Boolean()),
+    verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const PhysicalAddressBody = Type.Object(
+  {
+    addressType: Type.Union(['HOME', 'WORK', 'POSTAL', 'REGISTERED', 'OTHER'].map((t) => Type.Literal(t))),
+    streetLines: Type.Array(Name, { minItems: 1, maxItems: 4 }),
+    locality: Type.Optional(Short),
+    region: Type.Optional(Short),
+    postalCode: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    countryCode: Type.String({ pattern: '^[A-Z]{2}$' }),
+    primary: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export const AddressParams = Type.Object({ id: Id, addressId: Id }, { additionalProperties: false });
+
+export const BindingParams = Type.Object({ identityId: Id, applicationId: Id }, { additionalProperties: false });
+export const BindingBody = Type.Object(
+  {
+    capabilities: Tokens,
+    authenticationMethods: Tokens,
+    applicationRole: Type.Optional(Short),
+    validFrom: Type.Optional(Instant),
+    validTo: Type.Optional(Instant),
+  },
+  { additionalProperties: false },
+);
