@@ -4,6 +4,8 @@ import { DESIGN_KINDS } from './domain/enums.js';
 import { KINDS } from './domain/kinds.js';
 import { registerDesignRoutes } from './http/design-routes.js';
 import { registerDesignErrorHandler } from './http/error-handler.js';
+import { registerSnapshotRoutes } from './http/snapshot-routes.js';
+import { registerVariantRoutes } from './http/variant-routes.js';
 import { createSourceFetcher, type SourceFetcher } from './import/source-fetcher.js';
 import type { DesignsServices } from './services.js';
 import { postgresBlobStore, type BlobStore } from './storage/blob-store.js';
@@ -39,5 +41,7 @@ export function registerDesignsRoutes(app: RoleApp, platform: Platform, deps: De
   void app.register(async (scope: RoleApp) => {
     registerDesignErrorHandler(scope, platform.metrics);
     for (const kind of DESIGN_KINDS) registerDesignRoutes(scope, services, KINDS[kind]);
+    registerSnapshotRoutes(scope, services);
+    registerVariantRoutes(scope, services);
   });
 }

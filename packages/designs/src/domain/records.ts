@@ -108,6 +108,8 @@ export interface RenderVariantInput {
   logo?: ImageRef;
   /** An SVG or PDF template asset of the design, by locale and type. */
   template?: { assetType: 'SVG_TEMPLATE' | 'PDF_TEMPLATE'; locale: string };
+  /** A template published elsewhere (SD-JWT VC `svg_templates`, a W3C render method's template). */
+  templateUri?: string;
   /** Paths (dotted names) of the claims the variant shows, in order. */
   claimPaths?: string[];
 }

@@ -6,11 +6,21 @@ import { findDesignByBinding } from '../commands/find-design-by-binding.js';
 import { getDesign } from '../commands/get-design.js';
 import { listDesigns } from '../commands/list-designs.js';
 import { updateDesign } from '../commands/update-design.js';
+import { importDesign } from '../commands/import-design.js';
+import { refreshDesign } from '../commands/refresh-design.js';
 import type { BindingKey } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import type { DesignInput } from '../domain/records.js';
 import type { DesignsServices } from '../services.js';
-import { BindingParams, BindingSchema, DesignIdParams, ListQuery, designBody, designRecord } from './schemas.js';
+import {
+  BindingParams,
+  BindingSchema,
+  DesignIdParams,
+  ImportBody,
+  ListQuery,
+  designBody,
+  designRecord,
+} from './schemas.js';
 
 export const DESIGNS_BASE_PATH = '/api/v1/designs';
 
@@ -44,6 +54,8 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
     get: getDesign(s, info),
     update: updateDesign(s, info),
     delete: deleteDesign(s, info),
+    import: importDesign(s, info),
+    refresh: refreshDesign(s, info),
   };
 
   app.post(
@@ -75,6 +87,43 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
         key: request.params.bindingKey as BindingKey,
         value: request.params.bindingValue,
       }),
+  );
+
+  app.post(
+    `${base}/import`,
+    {
+      schema: {
+        tags,
+        summary: `Import a ${info.noun} from published metadata`,
+        description:
+          'Fetches sourceUrl through the SSRF-protected fetcher, keeps a snapshot, maps it. When the source makes ' +
+          'several designs (one per credential configuration), the first is answered and `Imported-Design-Ids` ' +
+          'lists all.',
+        body: ImportBody,
+        response: { 201: Record },
+      },
+    },
+    async (request, reply) => {
+      const { record, designIds } = await bus.execute(commands.import, commandContext(request), request.body);
+      return reply
+        .status(201)
+        .header('location', `${base}/${record.id}`)
+        .header('imported-design-ids', designIds.join(','))
+        .send(record);
+    },
+  );
+
+  app.post(
+    `${base}/:designId/refresh`,
+    {
+      schema: {
+        tags,
+        summary: `Refresh an imported ${info.noun} from its source (conditional GET)`,
+        params: DesignIdParams,
+        response: { 200: Record },
+      },
+    },
+    async (request) => bus.execute(commands.refresh, commandContext(request), request.params),
   );
 
   app.get(

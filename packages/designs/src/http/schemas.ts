@@ -183,6 +183,7 @@ export const RenderVariantBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    templateUri: Type.Optional(Uri),
     claimPaths: Type.Optional(Type.Array(Text(512), { maxItems: 64 })),
     id: Type.Optional(Type.String({ maxLength: 64 })),
     tenantId: Type.Optional(Type.String({ maxLength: 64 })),
@@ -207,6 +208,7 @@ export const RenderVariantRecord = Type.Object({
   backgroundImage: Type.Optional(ImageRef),
   logo: Type.Optional(ImageRef),
   template: Type.Optional(Type.Object({ assetType: Type.String(), locale: Type.String() })),
+  templateUri: Type.Optional(Type.String()),
   claimPaths: Type.Optional(Type.Array(Type.String())),
 });
 
