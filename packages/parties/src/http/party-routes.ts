@@ -78,14 +78,12 @@ export function registerPartyRoutes(app: RoleApp, s: PartiesServices): void {
       schema: { operationId: partyRelationships.id, tags: ['parties'], params: IdParams, querystring: PageOnlyQuery },
     },
     async (request, reply) =>
-      reply
-        .headers(noStore)
-        .send(
-          await partyRelationships.run(request, {
-            partyId: request.params.id,
-            page: pageRequest(request.query, s.config),
-          }),
-        ),
+      reply.headers(noStore).send(
+        await partyRelationships.run(request, {
+          partyId: request.params.id,
+          page: pageRequest(request.query, s.config),
+        }),
+      ),
   );
 
   const relationships = `${BASE}/relationships`;
