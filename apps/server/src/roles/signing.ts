@@ -10,7 +10,9 @@ export const signingRole: RoleDefinition = {
       name: 'signing',
       port: config.server.ports.signing,
       app: { title: 'Tessera signing', family: 'oauth' },
-      register: (app, platform) => registerSigningRoutes(app, platform, { config: config.signing }),
+      register: (app, platform) => {
+        registerSigningRoutes(app, platform, { config: config.signing });
+      },
     },
   ],
 };

@@ -1,0 +1,43 @@
+import type { Clock, Platform } from '@tessera/platform';
+import type { SigningConfig } from './config.js';
+import { providerNotFound } from './domain/errors.js';
+import { ExternalKeyProvider } from './keys/external-provider.js';
+import type { KeyProvider } from './keys/key-provider.js';
+import { Pkcs11KeyProvider } from './keys/pkcs11-provider.js';
+import { SoftwareKeyProvider } from './keys/software-provider.js';
+
+/** What the signing commands share: the platform, the configuration and the key providers. */
+export interface SigningServices {
+  platform: Platform;
+  config: SigningConfig;
+  clock: Clock;
+  providers: ProviderRegistry;
+}
+
+export class ProviderRegistry {
+  private readonly byId = new Map<string, KeyProvider>();
+
+  constructor(providers: readonly KeyProvider[]) {
+    for (const provider of providers) this.byId.set(provider.id, provider);
+  }
+
+  /** The provider a tenant may use under this id; 404 for an unknown one or one the tenant may not use. */
+  get(id: string, tenantId: string): KeyProvider {
+    const provider = this.byId.get(id);
+    if (!provider || !provider.servesTenant(tenantId)) throw providerNotFound(id);
+    return provider;
+  }
+
+  async close(): Promise<void> {
+    for (const provider of this.byId.values()) await provider.close?.();
+  }
+}
+
+export function createSigningServices(platform: Platform, config: SigningConfig): SigningServices {
+  const providers: KeyProvider[] = [
+    new SoftwareKeyProvider(platform.keys, platform.clock),
+    new ExternalKeyProvider(),
+    ...Object.entries(config.pkcs11).map(([id, c]) => new Pkcs11KeyProvider(id, c)),
+  ];
+  return { platform, config, clock: platform.clock, providers: new ProviderRegistry(providers) };
+}
