@@ -8,6 +8,8 @@ import { listDesigns } from '../commands/list-designs.js';
 import { updateDesign } from '../commands/update-design.js';
 import { importDesign } from '../commands/import-design.js';
 import { refreshDesign } from '../commands/refresh-design.js';
+import { resolveDesignCommand, type ResolveDesignInput } from '../commands/resolve-design.js';
+import { matchesIfNoneMatch } from '../domain/resolve-design.js';
 import type { BindingKey } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import type { DesignInput } from '../domain/records.js';
@@ -15,11 +17,13 @@ import type { DesignsServices } from '../services.js';
 import {
   BindingParams,
   BindingSchema,
+  designBody,
   DesignIdParams,
+  designRecord,
   ImportBody,
   ListQuery,
-  designBody,
-  designRecord,
+  ResolveBody,
+  ResolvedDesignSchema,
 } from './schemas.js';
 
 export const DESIGNS_BASE_PATH = '/api/v1/designs';
@@ -56,6 +60,7 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
     delete: deleteDesign(s, info),
     import: importDesign(s, info),
     refresh: refreshDesign(s, info),
+    resolve: resolveDesignCommand(s, info),
   };
 
   app.post(
@@ -110,6 +115,25 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
         .header('location', `${base}/${record.id}`)
         .header('imported-design-ids', designIds.join(','))
         .send(record);
+    },
+  );
+
+  app.post(
+    `${base}/resolve`,
+    {
+      schema: {
+        tags,
+        summary: `Resolve a ${info.noun} with its layers`,
+        description: 'Answers 304 when If-None-Match holds the current ETag.',
+        body: ResolveBody,
+        response: { 200: ResolvedDesignSchema, 304: Type.Null({ description: 'The ETag matched If-None-Match' }) },
+      },
+    },
+    async (request, reply) => {
+      const resolved = await bus.execute(commands.resolve, commandContext(request), request.body as ResolveDesignInput);
+      reply.header('etag', resolved.etag).header('cache-control', 'private, no-cache');
+      if (matchesIfNoneMatch(request.headers['if-none-match'], resolved.etag)) return reply.status(304).send(null);
+      return resolved;
     },
   );
 

@@ -244,3 +244,16 @@ export const SnapshotRefreshResult = Type.Object({
   lastModified: Type.Optional(Type.String()),
   designIds: Type.Array(Type.String()),
 });
+
+/** The resolved design (001 §2.1): nested members are described in the package README. */
+export const ResolvedDesignSchema = Type.Object({
+  design: Type.Unknown({ description: 'The merged design record' }),
+  locale: Type.Union([Type.String(), Type.Null()]),
+  display: Type.Unknown({ description: 'The display of the chosen locale' }),
+  claims: Type.Array(Type.Unknown(), { description: 'Claims in order, each with the label of the chosen locale' }),
+  renderVariants: Type.Array(Type.Unknown()),
+  renderHints: Type.Unknown(),
+  appliedLayers: Type.Array(Type.String()),
+  lockedFields: Type.Array(Type.String()),
+  etag: Type.String(),
+});

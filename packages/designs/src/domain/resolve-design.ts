@@ -1,0 +1,176 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '@tessera/platform';
+import type { LockableField } from './enums.js';
+import { lookupLocale, tryCanonicalLocale } from './locales.js';
+import { mergeDocuments } from './merge-layers.js';
+import { pathKey } from './normalize-design.js';
+import type { Claim, DesignDocument, DesignRecord, Display, PathElement, RenderVariant } from './records.js';
+import { deriveRenderHints, type RenderHints } from './render-hints.js';
+
+/**
+ * Resolution (001 §2.1 "Resolved design", issue 17 item 3): the layers of a design merged into one, lowest first,
+ * each later layer winning member by member:
+ *   1. `tenant-defaults`: the tenant's configured colours and logo, filled into every display that has none, and its
+ *      default locale;
+ *   2. `snapshot`: the last mapping of the design's source (imported designs);
+ *   3. `stored`: the design as stored (administrators' edits);
+ *   4. `inline-oca`: an OCA bundle handed in with the request (`externalMetadata.ocaBundle`).
+ * Fields the stored design lists in `lockedFields` keep the stored value whatever a later layer says. The locale is
+ * chosen by BCP-47 lookup (RFC 4647 §3.4) over the preferred locales, falling back to the tenant's default locale,
+ * then `designs.defaultLocale`, then the design's first display. The ETag is a SHA-256 of the canonical JSON of
+ * everything answered, so it is stable across identical resolves and changes with any layer.
+ */
+export interface TenantDefaults {
+  defaultLocale?: string;
+  backgroundColor?: string;
+  textColor?: string;
+  logoUri?: string;
+}
+
+export interface ResolveLayers {
+  record: DesignRecord;
+  tenantDefaults: TenantDefaults | null;
+  snapshot: DesignDocument | null;
+  inlineOca: DesignDocument | null;
+  variants: readonly RenderVariant[];
+}
+
+export interface ResolveOptions {
+  preferredLocales: readonly string[];
+  renderTarget: string | null;
+  defaultLocale: string;
+}
+
+export interface ResolvedClaim {
+  path: PathElement[];
+  key: string;
+  label: string | null;
+  labelLocale: string | null;
+  mandatory: boolean;
+  order: number;
+  valueKind: string;
+  widgetHint: string;
+  selectiveDisclosure?: string;
+}
+
+export interface ResolvedDesign {
+  design: DesignRecord;
+  locale: string | null;
+  display: Display | null;
+  claims: ResolvedClaim[];
+  renderVariants: RenderVariant[];
+  renderHints: RenderHints;
+  appliedLayers: string[];
+  lockedFields: LockableField[];
+  etag: string;
+}
+
+function storedDocument(record: DesignRecord): DesignDocument {
+  const doc: DesignDocument = { displays: record.displays };
+  if (record.claims !== undefined) doc.claims = record.claims;
+  if (record.policyUri !== undefined) doc.policyUri = record.policyUri;
+  if (record.termsOfServiceUri !== undefined) doc.termsOfServiceUri = record.termsOfServiceUri;
+  return doc;
+}
+
+function applyTenantDefaults(displays: Display[], defaults: TenantDefaults): Display[] {
+  return displays.map((d) => ({
+    ...d,
+    ...(d.backgroundColor === undefined && defaults.backgroundColor
+      ? { backgroundColor: defaults.backgroundColor }
+      : {}),
+    ...(d.textColor === undefined && defaults.textColor ? { textColor: defaults.textColor } : {}),
+    ...(d.logo === undefined && defaults.logoUri ? { logo: { uri: defaults.logoUri } } : {}),
+  }));
+}
+
+const byOrder = (a: Claim, b: Claim) => a.order - b.order || pathKey(a.path).localeCompare(pathKey(b.path));
+
+export function resolveDesign(layers: ResolveLayers, options: ResolveOptions): ResolvedDesign {
+  const { record } = layers;
+  const stored = storedDocument(record);
+  const appliedLayers: string[] = [];
+  let doc: DesignDocument = { displays: [], ...(record.entityType === 'CREDENTIAL' ? { claims: [] } : {}) };
+  if (layers.tenantDefaults) appliedLayers.push('tenant-defaults');
+  if (layers.snapshot) {
+    doc = mergeDocuments(doc, layers.snapshot);
+    appliedLayers.push('snapshot');
+  }
+  doc = mergeDocuments(doc, stored);
+  appliedLayers.push('stored');
+  if (layers.inlineOca) {
+    doc = mergeDocuments(doc, layers.inlineOca);
+    appliedLayers.push('inline-oca');
+  }
+  const lockedFields = record.lockedFields ?? [];
+  for (const field of lockedFields) {
+    if (field === 'alias') continue;
+    const value = stored[field];
+    if (value === undefined) delete doc[field];
+    else (doc as unknown as Record<string, unknown>)[field] = value;
+  }
+  if (layers.tenantDefaults) doc.displays = applyTenantDefaults(doc.displays, layers.tenantDefaults);
+
+  const available = doc.displays.map((d) => d.locale);
+  const tenantLocale = layers.tenantDefaults?.defaultLocale;
+  const fallback =
+    [tenantLocale, options.defaultLocale].map((l) => l && lookupLocale([l], available, null)).find((l) => l) ??
+    available[0] ??
+    null;
+  const preferred = options.preferredLocales.map(tryCanonicalLocale).filter((l): l is string => l !== null);
+  const locale = lookupLocale(preferred, available, fallback);
+  const display = doc.displays.find((d) => d.locale === locale) ?? null;
+
+  const claims: ResolvedClaim[] = [...(doc.claims ?? [])].sort(byOrder).map((c) => {
+    const labelLocales = c.labels.map((l) => l.locale);
+    const labelLocale = lookupLocale(
+      locale ? [...preferred, locale] : preferred,
+      labelLocales,
+      lookupLocale([options.defaultLocale], labelLocales, labelLocales[0] ?? null),
+    );
+    return {
+      path: c.path,
+      key: pathKey(c.path),
+      label: c.labels.find((l) => l.locale === labelLocale)?.label ?? null,
+      labelLocale,
+      mandatory: c.mandatory,
+      order: c.order,
+      valueKind: c.valueKind,
+      widgetHint: c.widgetHint,
+      ...(c.selectiveDisclosure ? { selectiveDisclosure: c.selectiveDisclosure } : {}),
+    };
+  });
+
+  const renderVariants = layers.variants
+    .filter((v) => options.renderTarget === null || v.renderTarget === options.renderTarget)
+    .filter((v) => v.locales.length === 0 || (locale !== null && lookupLocale([locale], v.locales, null) !== null))
+    .sort(
+      (a, b) =>
+        b.priority - a.priority ||
+        b.locales.length - a.locales.length ||
+        a.createdAt.localeCompare(b.createdAt) ||
+        a.id.localeCompare(b.id),
+    );
+
+  const renderHints = deriveRenderHints({
+    renderTarget: options.renderTarget,
+    locale,
+    display,
+    variant: renderVariants[0] ?? null,
+    claimOrder: claims.filter((c) => c.widgetHint !== 'HIDDEN').map((c) => c.key),
+  });
+
+  const design: DesignRecord = { ...record, ...doc };
+  if (doc.claims === undefined) delete design.claims;
+  const body = { design, locale, display, claims, renderVariants, renderHints, appliedLayers, lockedFields };
+  const etag = `"${createHash('sha256').update(canonicalJson(body)).digest('base64url')}"`;
+  return { ...body, etag };
+}
+
+/** RFC 9110 §13.1.2: If-None-Match holds `*` or a list of entity tags, compared weakly. */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === opaque);
+}
