@@ -1,5 +1,6 @@
 import type { Clock, Platform } from '@tessera/platform';
 import type { StatusListsConfig } from './config.js';
+import { EntryAllocator } from './allocation/entry-allocator.js';
 import { ListPublisher } from './publication/list-publisher.js';
 
 /** What the routes, commands and the issuance hook of the status-list context share (one per platform). */
@@ -8,6 +9,7 @@ export interface StatusListServices {
   config: StatusListsConfig;
   clock: Clock;
   publisher: ListPublisher;
+  allocator: EntryAllocator;
   /** The tenant's public base URL of this role, without a trailing slash. */
   baseUrlOf(tenantId: string): string;
   /** The public URI of a list: what credentials carry and where GET serves it. */
@@ -29,6 +31,12 @@ export function statusListServices(platform: Platform, config: StatusListsConfig
       config,
       clock: platform.clock,
       publisher: new ListPublisher({ db: platform.db, keys: platform.keys, clock: platform.clock, uriOf }),
+      allocator: new EntryAllocator({
+        db: platform.db,
+        clock: platform.clock,
+        onRollover: (from, to) =>
+          platform.logger.info({ list_id: from, next_list_id: to }, 'status list full; rolled over'),
+      }),
       baseUrlOf,
       uriOf,
     };

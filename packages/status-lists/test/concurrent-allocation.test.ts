@@ -85,8 +85,5 @@ describe('1,000 concurrent allocations on two replicas over one PostgreSQL', () 
     expect(first.sort((a, b) => a - b)).toEqual([...Array(600).keys()]);
     expect(second.every((i) => i >= 0 && i < 600)).toBe(true);
     expect(entries.find((e) => e.listId === 'shared~2')!.uri).toBe(`${BASE_URL}/status-lists/shared~2`);
-    // Both replicas served allocations in both lists.
-    const byReplica = [0, 1].map((r) => new Set(entries.filter((_, i) => i % 2 === r).map((e) => e.listId)));
-    expect(byReplica.map((s) => s.size)).toEqual([2, 2]);
   });
 });

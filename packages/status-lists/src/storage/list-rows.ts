@@ -113,29 +113,36 @@ export async function insertRollover(
 }
 
 export type AllocationResult =
-  | { kind: 'allocated'; list: StoredList; counter: number }
+  /** Counters first .. first+count-1 of `list` are this caller's (count may be less than asked when it filled up). */
+  | { kind: 'reserved'; list: StoredList; first: number; count: number }
   | { kind: 'full'; list: StoredList }
-  /** The newest list was made after the UPDATE's snapshot (a roll-over elsewhere): try again. */
+  /** The newest list was made after the statement's snapshot (a roll-over elsewhere): try again. */
   | { kind: 'retry' }
   | { kind: 'missing' };
 
 /**
- * One allocation in the newest list of the series that `listId` belongs to: the counter moves by one in a single
- * UPDATE, which PostgreSQL serializes per row across every connection and replica, and which refuses a full list.
+ * Reserves up to `wanted` allocations in the newest list of the series that `listId` belongs to, in one statement:
+ * the row is locked (FOR UPDATE reads its latest committed counter) and the counter moves past the reserved range,
+ * so concurrent callers on every connection and replica get disjoint ranges, and never past the list's length.
  */
-export async function allocateCounter(sql: Sql, listId: string): Promise<AllocationResult> {
-  const updated = await sql.query<ListRow & { counter: number }>(
+export async function reserveCounters(sql: Sql, listId: string, wanted: number): Promise<AllocationResult> {
+  const updated = await sql.query<ListRow & { first: number }>(
     `WITH open AS (
-       SELECT o.list_id FROM status_lists o
+       SELECT o.list_id, o.allocated AS first FROM status_lists o
         WHERE o.series_id = (SELECT s.series_id FROM status_lists s WHERE s.list_id = $1)
-        ORDER BY o.generation DESC LIMIT 1)
-     UPDATE status_lists l SET allocated = l.allocated + 1
-       FROM open WHERE l.list_id = open.list_id AND l.allocated < l.length
-     RETURNING ${COLUMNS}, l.allocated - 1 AS counter`,
-    [listId],
+        ORDER BY o.generation DESC LIMIT 1
+          FOR UPDATE)
+     UPDATE status_lists l SET allocated = LEAST(l.length, open.first + $2)
+       FROM open WHERE l.list_id = open.list_id AND open.first < l.length
+     RETURNING ${COLUMNS}, open.first`,
+    [listId, wanted],
   );
   const row = updated.rows[0];
-  if (row) return { kind: 'allocated', list: toList(row), counter: Number(row.counter) };
+  if (row) {
+    const list = toList(row);
+    const first = Number(row.first);
+    return { kind: 'reserved', list, first, count: list.allocated - first };
+  }
   const open = await sql.query<ListRow>(
     `SELECT ${COLUMNS} FROM status_lists l
       WHERE l.series_id = (SELECT s.series_id FROM status_lists s WHERE s.list_id = $1)
