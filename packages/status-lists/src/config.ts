@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 
-/** The `statusLists` configuration section (docs/status-lists.md). */
+/** The `statusLists` configuration section (packages/status-lists/README.md). */
 export const StatusListsConfigSchema = Type.Object(
   {
     /**

@@ -1,6 +1,6 @@
 import { AppError } from '@tessera/platform';
 
-/** The status-list API's refusals (oauth-style envelope `{error, error_description, field}`; docs/status-lists.md). */
+/** The status-list API's refusals (oauth-style envelope `{error, error_description, field}`; packages/status-lists/README.md). */
 export const badInput = (message: string, field: string) => new AppError('invalid_request', message, { field });
 
 export const listNotFound = () => new AppError('not_found', 'No status list with this id in the tenant.');

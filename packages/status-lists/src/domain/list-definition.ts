@@ -66,7 +66,7 @@ export function parseListRequest(body: CreateListBody, bounds: LengthBounds): Li
     );
   }
   if (body.proofFormat === 'ldp') {
-    // docs/status-lists.md, Decisions: no Data Integrity proofs (no maintained signer with bundled contexts here).
+    // packages/status-lists/README.md, Decisions: no Data Integrity proofs (no maintained signer with bundled contexts here).
     throw badInput(
       'proofFormat ldp (a Data Integrity proof) is not supported by this service; use proofFormat jwt.',
       `${F}.proofFormat`,

@@ -12,7 +12,7 @@ import {
 import { assembleStatuses, renderList } from './render-list.js';
 
 /**
- * Publication by lazy re-signing (issue 16 §4; docs/status-lists.md): a status change only moves the list's
+ * Publication by lazy re-signing (issue 16 §4; packages/status-lists/README.md): a status change only moves the list's
  * version; the first read that finds the stored signed form older than the list (or past its refresh time, half
  * its validity) signs it again. Re-signing is debounced per list and process: concurrent reads share one signing,
  * and changes made while it runs are gathered by the next one. Every replica reads the shared stored form, so a
