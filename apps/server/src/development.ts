@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { startDevIdentityProvider } from '@tessera/dev-idp';
 import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
+import { ConfigError } from '@tessera/platform';
 import { RECONCILIATION_SCOPES } from '@tessera/bridge';
 import type { ServerConfig } from './config.js';
 
@@ -19,12 +20,25 @@ export const SERVICE_AUDIENCE = 'tessera-services';
  */
 export function trustOwnTokenService(config: ServerConfig): void {
   const issuer = config.tokenService.issuer.replace(/\/$/, '');
+  // Issue 13 §1: only the deployment's own token service may act in any tenant; every other issuer names its tenants.
+  config.auth.issuers.forEach((entry, i) => {
+    if (entry.issuer !== issuer && entry.tenants === 'any')
+      throw new ConfigError(
+        `auth.issuers[${i}].tenants`,
+        '"any" is reserved for the deployment\'s own token service: name the tenants this issuer may act in',
+      );
+  });
+  // External-API clients are bound to an issuer: by default, this deployment's token service.
+  for (const client of Object.values(config.bridge.reconciliation.clients)) client.issuer ??= issuer;
   if (config.auth.issuers.some((i) => i.issuer === issuer)) return;
   config.auth.issuers.push({
     issuer,
     jwksUri: `${issuer}/.well-known/jwks.json`,
     audience: [SERVICE_AUDIENCE, 'tessera-reconciliation'],
     algorithms: ['RS256'],
+    tenants: 'any',
+    roles: 'any',
+    scopes: 'any',
   });
 }
 

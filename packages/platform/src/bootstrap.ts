@@ -117,6 +117,8 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
     issuers: config.auth.issuers,
     tenantClaim: config.tenancy.jwtClaim,
     rolesClaim: config.auth.rolesClaim,
+    platformAdminRole: config.auth.platformAdminRole,
+    defaultTenant: config.tenancy.defaultTenant,
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     jwksCacheSeconds: config.auth.jwksCacheSeconds,
     jwksCooldownSeconds: config.auth.jwksCooldownSeconds,

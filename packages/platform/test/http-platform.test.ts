@@ -28,7 +28,12 @@ describe.each(DATABASE_KINDS)('platform over HTTP (%s)', (kind) => {
       migrations: [...platformMigrations, notesMigration],
       overrides: {
         tenancy: { seedDemoTenant: true, hostMappings: { 'alpha.test': 'alpha', 'beta.test': 'beta' } },
-        auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
+        // The deployment's own issuer: trusted for every tenant and role (issue 13 §1).
+        auth: {
+          issuers: [
+            { issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: 'any', roles: 'any' },
+          ],
+        },
         rateLimit: { enabled: true, requestsPerWindow: 1000, windowSeconds: 60 },
       },
     });

@@ -28,6 +28,13 @@ export const ReconciliationClientSchema = Type.Object(
     'projected-claims': Type.Array(Type.String({ minLength: 1, maxLength: 128 })),
     /** The auxiliary data categories this client may read and write. */
     'auxiliary-categories': Type.Array(Type.String({ pattern: CATEGORY_PATTERN })),
+    /**
+     * The issuer whose tokens name this client (issue 13 §1): the same client id from another trusted issuer is
+     * not this client. The composition root fills in the deployment's own token service when it is absent.
+     */
+    issuer: Type.Optional(Type.String({ minLength: 1 })),
+    /** The tenant this client acts in (default: the deployment's default tenant). */
+    tenant: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' })),
   },
   { additionalProperties: false },
 );

@@ -93,6 +93,18 @@ describe.each(DATABASE_KINDS)('reconciliation API authentication (%s)', (kind) =
     expect(expired.body.error_description).toMatch(/expired/);
   });
 
+  it('binds a client to its issuer: the same client id minted by another trusted issuer is not that client (issue 13 §1)', async () => {
+    const impostor = (await bed.second.token('recon-full')).accessToken;
+    const res = await claimsOf(impostor);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      error: 'insufficient_scope',
+      error_description: 'The client is not configured for this API.',
+    });
+    // The genuine client, from our token service, is served.
+    expect((await claimsOf(await bed.ourToken('recon-full'))).status).not.toBe(403);
+  });
+
   it('answers 403 insufficient_scope for a client that is not configured, audited as denied', async () => {
     for (const token of [
       await bed.ourToken('recon-unlisted'),

@@ -91,7 +91,10 @@ export async function startTestBed(
   const t = await createTestPlatform(kind, {
     migrations: BRIDGE_MIGRATIONS,
     overrides: {
-      auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
+      // The portal backend's issuer: the deployment's own token service, trusted for every tenant (issue 13 §1).
+      auth: {
+        issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: 'any' }],
+      },
       rateLimit: { enabled: true, requestsPerWindow: 100_000, windowSeconds: 60 },
       ...overrides,
     },

@@ -16,14 +16,22 @@ describe.each(DATABASE_KINDS)('GET /api/v1/audit/events (%s)', (kind) => {
   let t: TestPlatform;
   let app: RoleApp;
   let issuer: TestIssuer;
+  let partner: TestIssuer;
   let platformAdmin: string;
   let tenantAdmin: string;
 
   beforeAll(async () => {
     issuer = await startTestIssuer();
+    partner = await startTestIssuer();
     t = await createTestPlatform(kind, {
       overrides: {
-        auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
+        auth: {
+          issuers: [
+            // The deployment's own issuer, and a partner authorization server trusted for tenant alpha only.
+            { issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: 'any', roles: 'any' },
+            { issuer: partner.issuer, jwksUri: partner.jwksUri, audience: partner.audience, tenants: ['alpha'] },
+          ],
+        },
         rateLimit: { enabled: false },
         build: { version: '9.8.7' },
       },
@@ -54,6 +62,7 @@ describe.each(DATABASE_KINDS)('GET /api/v1/audit/events (%s)', (kind) => {
     await app?.close();
     await t?.close();
     await issuer?.close();
+    await partner?.close();
   });
 
   const get = (query: string, token?: string) =>
@@ -71,6 +80,28 @@ describe.each(DATABASE_KINDS)('GET /api/v1/audit/events (%s)', (kind) => {
     expect(res.json()).toMatchObject({ error: 'invalid_token' });
     expect((await readsOf('alpha')).some((e) => e.type === 'authorization.denied' && e.principalId === null)).toBe(
       true,
+    );
+  });
+
+  it('refuses the platform administrator role or a foreign tenant from a partner issuer, as an authentication event', async () => {
+    for (const claims of [
+      { sub: 'mallory', roles: ['platform-admin'] },
+      { sub: 'mallory', tenant_id: 'beta', roles: ['tenant-admin'] },
+    ]) {
+      const res = await get('?tenant=beta', await partner.sign(claims));
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({ error: 'invalid_token' });
+    }
+    await expect
+      .poll(async () =>
+        (await t.platform.audit.query({ tenantId: 'demo', type: 'authentication.failed', limit: 50 })).events.map(
+          (e) => e.details.reason,
+        ),
+      )
+      .toEqual(expect.arrayContaining(['issuer_role_not_trusted', 'issuer_tenant_not_trusted']));
+    // The same claims from the deployment's own issuer are accepted.
+    expect((await get('?tenant=beta', await issuer.sign({ sub: 'root', roles: ['platform-admin'] }))).statusCode).toBe(
+      200,
     );
   });
 

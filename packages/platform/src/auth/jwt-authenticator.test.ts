@@ -3,7 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, exportSPKI, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { AppError } from '../errors/index.js';
-import { JwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator.js';
+import {
+  IssuerTrustError,
+  JwtAuthenticator,
+  type JwtAuthenticatorOptions,
+  type TrustedIssuer,
+} from './jwt-authenticator.js';
 
 /**
  * Bearer JWT validation (issue 2 §6; security checklist: forged JWTs get 401 with no outbound fetch). The key set
@@ -97,11 +102,16 @@ const sign = (key: SigningKey, payload: JWTPayload, header: Record<string, unkno
 
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-function authenticator(jwksUri: string, options: Partial<JwtAuthenticatorOptions> = {}): JwtAuthenticator {
+function authenticator(
+  jwksUri: string,
+  options: Partial<JwtAuthenticatorOptions> = {},
+  trust: Pick<TrustedIssuer, 'tenants' | 'roles' | 'scopes'> = { tenants: 'any', roles: 'any' },
+): JwtAuthenticator {
   return new JwtAuthenticator({
-    issuers: [{ issuer: ISSUER, jwksUri, audience: AUDIENCE, algorithms: ['RS256', 'ES256'] }],
+    issuers: [{ issuer: ISSUER, jwksUri, audience: AUDIENCE, algorithms: ['RS256', 'ES256'], ...trust }],
     tenantClaim: 'tenant_id',
     rolesClaim: 'roles',
+    platformAdminRole: 'platform-admin',
     clockToleranceSeconds: 30,
     jwksCacheSeconds: 600,
     jwksCooldownSeconds: 30,
@@ -241,6 +251,7 @@ describe('JwtAuthenticator: valid tokens', () => {
         issuers: [],
         tenantClaim: 't',
         rolesClaim: 'r',
+        platformAdminRole: 'platform-admin',
         clockToleranceSeconds: 0,
         jwksCacheSeconds: 1,
         jwksCooldownSeconds: 0,
@@ -555,5 +566,66 @@ describe('JwtAuthenticator: key set unavailable', () => {
     expect(principal.id).toBe('user-1');
     await server.close();
     await expectUnavailable(auth.authenticate(await sign(rsa, claims())));
+  });
+});
+
+/** Issue 13 §1: each issuer asserts only what it is trusted for; a token that asserts more is refused, not trimmed. */
+describe('JwtAuthenticator: trust per issuer', () => {
+  let server: JwksServer;
+  beforeAll(async () => {
+    server = await startJwksServer([rsa.jwk]);
+  });
+  afterAll(() => server.close());
+
+  const refusal = async (auth: JwtAuthenticator, payload: JWTPayload) => {
+    const error = await failure(auth.authenticate(await sign(rsa, payload)));
+    expect(error).toBeInstanceOf(IssuerTrustError);
+    expect(error.status).toBe(401);
+    return (error as IssuerTrustError).violation;
+  };
+
+  it('refuses the platform administrator role from an issuer not allowed to grant it, and grants it when allowed', async () => {
+    const partner = authenticator(server.jwksUri, { defaultTenant: 'acme' }, {});
+    expect(await refusal(partner, claims({ roles: ['platform-admin'] }))).toBe('role');
+    // Other roles remain allowed by default.
+    expect((await partner.authenticate(await sign(rsa, claims({ roles: ['tenant-admin'] })))).principal.roles).toEqual([
+      'tenant-admin',
+    ]);
+    const own = authenticator(server.jwksUri, {}, { tenants: 'any', roles: 'any' });
+    expect((await own.authenticate(await sign(rsa, claims({ roles: ['platform-admin'] })))).principal.roles).toEqual([
+      'platform-admin',
+    ]);
+  });
+
+  it('refuses a role outside an explicit role list', async () => {
+    const auth = authenticator(server.jwksUri, {}, { tenants: ['acme'], roles: ['auditor'] });
+    expect(await refusal(auth, claims({ roles: ['tenant-admin'] }))).toBe('role');
+    expect((await auth.authenticate(await sign(rsa, claims({ roles: ['auditor'] })))).principal.roles).toEqual([
+      'auditor',
+    ]);
+  });
+
+  it('refuses a tenant the issuer may not act in; without a list, only the default tenant', async () => {
+    const listed = authenticator(server.jwksUri, {}, { tenants: ['acme', 'beta'] });
+    expect(await refusal(listed, claims({ tenant_id: 'gamma' }))).toBe('tenant');
+    expect((await listed.authenticate(await sign(rsa, claims({ tenant_id: 'beta' })))).principal.tenantId).toBe('beta');
+    const unlisted = authenticator(server.jwksUri, { defaultTenant: 'demo' }, {});
+    expect(await refusal(unlisted, claims({ tenant_id: 'acme' }))).toBe('tenant');
+  });
+
+  it('places a token that names no tenant in the one tenant of its issuer, and refuses it when there are several', async () => {
+    const { tenant_id: _omitted, ...untenanted } = claims();
+    const one = authenticator(server.jwksUri, {}, { tenants: ['acme'] });
+    expect((await one.authenticate(await sign(rsa, untenanted))).principal.tenantId).toBe('acme');
+    const two = authenticator(server.jwksUri, {}, { tenants: ['acme', 'beta'] });
+    expect(await refusal(two, untenanted)).toBe('tenant');
+  });
+
+  it('refuses a scope outside an explicit scope list', async () => {
+    const auth = authenticator(server.jwksUri, {}, { tenants: ['acme'], scopes: ['reconciliation:read'] });
+    expect(await refusal(auth, claims({ scope: 'reconciliation:read bridge:sessions' }))).toBe('scope');
+    expect(
+      (await auth.authenticate(await sign(rsa, claims({ scope: 'reconciliation:read' })))).principal.scopes,
+    ).toEqual(['reconciliation:read']);
   });
 });

@@ -16,12 +16,25 @@ export interface TrustedIssuer {
   jwksUri: string;
   audience: string | string[];
   algorithms: string[];
+  /**
+   * What the issuer may assert (docs/decisions.md, trust per issuer). `tenants`: the tenants its tokens may act in
+   * (absent: the default tenant only; `any` only for the deployment's own token service). `roles`: the roles it may
+   * grant (absent: any role but the platform administrator's). `scopes`: the scopes it may grant (absent: any).
+   * A token that asserts more is refused, never trimmed.
+   */
+  tenants?: 'any' | string[] | undefined;
+  roles?: 'any' | string[] | undefined;
+  scopes?: 'any' | string[] | undefined;
 }
 
 export interface JwtAuthenticatorOptions {
   issuers: TrustedIssuer[];
   tenantClaim: string;
   rolesClaim: string;
+  /** The role that only an issuer explicitly allowed to grant it may assert. */
+  platformAdminRole: string;
+  /** The tenant an issuer without a `tenants` list may act in. */
+  defaultTenant?: string | undefined;
   clockToleranceSeconds: number;
   jwksCacheSeconds: number;
   jwksCooldownSeconds: number;
@@ -55,6 +68,21 @@ const ASYMMETRIC = new Set([
 
 const invalidToken = (message: string, cause?: unknown) =>
   new AppError('invalid_token', message, { headers: { 'www-authenticate': `Bearer error="invalid_token"` }, cause });
+
+/** What a verified token asserted beyond its issuer's trust: refused, and recorded as an authentication event. */
+export type TrustViolation = 'tenant' | 'role' | 'scope';
+
+export class IssuerTrustError extends AppError {
+  constructor(
+    readonly violation: TrustViolation,
+    readonly issuer: string,
+    readonly claimedPrincipal: string | null,
+  ) {
+    super('invalid_token', `The access token asserts a ${violation} that its issuer may not grant.`, {
+      headers: { 'www-authenticate': `Bearer error="invalid_token"` },
+    });
+  }
+}
 
 type Verified = { principal: Principal; payload: JWTPayload };
 
@@ -204,6 +232,32 @@ export class JwtAuthenticator {
     return verified;
   }
 
+  /**
+   * The token's tenant, roles and scopes checked against what its issuer may assert (issue 13 §1): a partner
+   * authorization server trusted for one API cannot mint a platform administrator or act in another tenant.
+   */
+  private checkTrust(issuer: TrustedIssuer, principal: Principal): Principal {
+    const refuse = (violation: TrustViolation) => new IssuerTrustError(violation, issuer.issuer, principal.id);
+    const tenants = issuer.tenants ?? (this.options.defaultTenant ? [this.options.defaultTenant] : []);
+    let tenantId = principal.tenantId;
+    if (tenants !== 'any') {
+      if (tenantId === null) {
+        // A token that names no tenant acts in the one tenant its issuer serves, or in none.
+        if (tenants.length !== 1) throw refuse('tenant');
+        tenantId = tenants[0]!;
+      } else if (!tenants.includes(tenantId)) throw refuse('tenant');
+    }
+    const roleAllowed = (role: string) =>
+      issuer.roles === undefined
+        ? role !== this.options.platformAdminRole
+        : issuer.roles === 'any' || issuer.roles.includes(role);
+    if (!principal.roles.every(roleAllowed)) throw refuse('role');
+    const scopes = issuer.scopes;
+    if (scopes !== undefined && scopes !== 'any' && !principal.scopes.every((s) => scopes.includes(s)))
+      throw refuse('scope');
+    return tenantId === principal.tenantId ? principal : { ...principal, tenantId };
+  }
+
   private toPrincipal(payload: JWTPayload, issuer: TrustedIssuer): Principal {
     const list = (v: unknown): string[] =>
       Array.isArray(v)
@@ -214,7 +268,7 @@ export class JwtAuthenticator {
     const clientId =
       typeof payload.azp === 'string' ? payload.azp : typeof payload.client_id === 'string' ? payload.client_id : null;
     const tenant = payload[this.options.tenantClaim];
-    return {
+    return this.checkTrust(issuer, {
       id: payload.sub!,
       kind: clientId !== null && clientId === payload.sub ? 'client' : 'user',
       tenantId: typeof tenant === 'string' ? tenant : null,
@@ -222,6 +276,6 @@ export class JwtAuthenticator {
       scopes: list(payload.scope ?? payload.scp),
       clientId,
       issuer: issuer.issuer,
-    };
+    });
   }
 }

@@ -43,7 +43,13 @@ describe('loadConfig: defaults', () => {
     expect(config.server.trustProxy).toBe(false);
     expect(config.database.maxPoolSize).toBe(5);
     expect(config.database.url).toBeUndefined();
-    expect(config.rateLimit).toEqual({ enabled: true, requestsPerWindow: 600, windowSeconds: 60 });
+    expect(config.rateLimit).toEqual({
+      enabled: true,
+      requestsPerWindow: 600,
+      windowSeconds: 60,
+      failedAuthenticationsPerAddress: 20,
+      failedAuthenticationsPerClient: 200,
+    });
     expect(config.audit.events.signing.enabled).toBe(false);
     expect(config.audit.events.signing.checkpointEveryEvents).toBe(100);
     expect(config.tenancy.jwtClaim).toBe('tenant_id');

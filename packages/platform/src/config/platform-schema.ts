@@ -134,6 +134,17 @@ export const PlatformConfigSchema = Type.Object(
                 Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
               ]),
               algorithms: Type.Array(Type.String(), { default: ['RS256', 'ES256', 'PS256', 'EdDSA'] }),
+              /**
+               * The tenants this issuer's tokens may act in. Absent: the default tenant only. `any` is for the
+               * deployment's own token service alone (refused at start for any other issuer).
+               */
+              tenants: Type.Optional(
+                Type.Union([Type.Literal('any'), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+              ),
+              /** The roles it may grant. Absent: any role except `auth.platformAdminRole`. */
+              roles: Type.Optional(Type.Union([Type.Literal('any'), Type.Array(Type.String({ minLength: 1 }))])),
+              /** The scopes it may grant. Absent: any. */
+              scopes: Type.Optional(Type.Union([Type.Literal('any'), Type.Array(Type.String({ minLength: 1 }))])),
             },
             { additionalProperties: false },
           ),
@@ -184,6 +195,17 @@ export const PlatformConfigSchema = Type.Object(
         enabled: Type.Boolean({ default: true }),
         requestsPerWindow: Type.Integer({ minimum: 1, default: 600 }),
         windowSeconds: Type.Integer({ minimum: 1, default: 60 }),
+        /**
+         * Failed client authentications (token, introspection, revocation) one source address may make per
+         * window before it is refused without a check (issue 13 §2).
+         */
+        failedAuthenticationsPerAddress: Type.Integer({ minimum: 1, default: 20 }),
+        /**
+         * Failed authentications one claimed client id may see per window, from all addresses, before it is
+         * locked for the rest of the window: higher than the per-address limit, so that one address cannot lock a
+         * client out.
+         */
+        failedAuthenticationsPerClient: Type.Integer({ minimum: 1, default: 200 }),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -21,6 +21,7 @@ import type { Logger } from '../observability/logger.js';
 import type { PlatformRouteConfig, RequestState } from './types.js';
 import type { Platform } from '../platform.js';
 import { errorHandler } from './error-handler.js';
+import { recordTrustRefusal } from './authentication-events.js';
 import { registerOperationalRoutes, type ReadinessCheck } from './operational-routes.js';
 import './types.js';
 
@@ -111,10 +112,16 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
           headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
         });
       }
-      platform.authenticator.authenticate(authorization.slice(7).trim()).then((result) => {
-        state.principal = result.principal;
-        afterAuthentication(request, reply, done);
-      }, done);
+      platform.authenticator.authenticate(authorization.slice(7).trim()).then(
+        (result) => {
+          state.principal = result.principal;
+          afterAuthentication(request, reply, done);
+        },
+        (error: Error) => {
+          recordTrustRefusal(platform, state, platform.tenants.hasHostMappings ? request.hostname : undefined, error);
+          done(error);
+        },
+      );
       return;
     }
     afterAuthentication(request, reply, done);

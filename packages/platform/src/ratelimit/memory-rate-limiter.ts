@@ -29,6 +29,16 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: entry.count <= limit, remaining: Math.max(0, limit - entry.count), retryAfterSeconds };
   }
 
+  async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const nowMs = this.now();
+    const windowMs = windowSeconds * 1000;
+    const window = Math.floor(nowMs / windowMs);
+    const entry = this.windows.get(key);
+    const count = entry && entry.window === window ? entry.count : 0;
+    const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    return { allowed: count < limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
+  }
+
   private sweep(current: number): void {
     for (const [k, v] of this.windows) if (v.window < current) this.windows.delete(k);
   }

@@ -13,5 +13,10 @@ export interface RateLimiter {
    * then needs no asynchronous step for it. A shared limiter (Redis) leaves it out.
    */
   consumeNow?(key: string, limit: number, windowSeconds: number): RateLimitDecision;
+  /**
+   * The decision the next `consume` would get, without counting (a lock-out checked before a secret is verified,
+   * issue 13 §2). `allowed` is false once `limit` hits were counted in the window.
+   */
+  peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }

@@ -49,6 +49,20 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
+  async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const nowMs = Date.now();
+    const windowMs = windowSeconds * 1000;
+    const window = Math.floor(nowMs / windowMs);
+    const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - nowMs) / 1000));
+    try {
+      const count = Number((await this.redis.get(`${this.prefix}rl:${key}:${window}`)) ?? 0);
+      return { allowed: count < limit, remaining: Math.max(0, limit - count), retryAfterSeconds };
+    } catch (error) {
+      this.onError(error);
+      return { allowed: true, remaining: limit, retryAfterSeconds: 1 };
+    }
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }

@@ -90,15 +90,24 @@ export function authenticateReconciliation(s: ReconciliationServices, route: { c
     if (scheme === 'DPoP') await checkProof(s, request, token, typeof cnf?.jkt === 'string' ? cnf.jkt : null);
 
     const clientId = principal.clientId;
-    const client = clientId !== null && Object.hasOwn(s.config.clients, clientId) ? s.config.clients[clientId]! : null;
-    const scopes = client ? principal.scopes.filter((scope) => client.scopes.includes(scope)) : [];
+    const configured =
+      clientId !== null && Object.hasOwn(s.config.clients, clientId) ? s.config.clients[clientId]! : null;
     const state = request.state;
-    state.principal = { ...principal, roles: [], scopes };
     state.tenantId = resolveTenant(s.platform.tenants, {
-      principal: state.principal,
+      principal,
       host: request.hostname || undefined,
       defaultTenant: s.platform.config.tenancy.defaultTenant,
     });
+    // A client is its id *from its issuer, in its tenant* (issue 13 §1): the same azp minted by another trusted
+    // issuer, or used in another tenant, is not this client.
+    const client =
+      configured &&
+      (configured.issuer === undefined || configured.issuer === principal.issuer) &&
+      (configured.tenant ?? s.platform.config.tenancy.defaultTenant) === state.tenantId
+        ? configured
+        : null;
+    const scopes = client ? principal.scopes.filter((scope) => client.scopes.includes(scope)) : [];
+    state.principal = { ...principal, roles: [], scopes };
 
     if (!client || !scopes.includes(route.scope)) {
       const reason = client ? 'missing_scope' : 'client_not_configured';

@@ -149,15 +149,29 @@ export async function startReconBed(options: ReconBedOptions): Promise<ReconBed>
     config: { clients: { ...testTokenServiceConfig().clients, ...clients } as never },
   });
   const second = await startSecondProvider({
-    clientIds: ['partner-system', 'partner-unlisted', 'beta-partner'],
+    // `recon-full` here is an impostor: that client id belongs to our token service (issue 13 §1).
+    clientIds: ['partner-system', 'partner-unlisted', 'beta-partner', 'recon-full'],
     audience: AUDIENCE,
     scopes: [READ, WRITE, DELETE],
-    tenantOf: { 'beta-partner': 'beta' },
+    // A partner serving two tenants names the tenant in each token (issue 13 §1).
+    tenantOf: { 'partner-system': 'demo', 'partner-unlisted': 'demo', 'recon-full': 'demo', 'beta-partner': 'beta' },
   });
   const algorithms = ['RS256', 'ES256'];
   t.platform.config.auth.issuers.push(
     { issuer: ours.issuer, jwksUri: `${ours.issuer}/.well-known/jwks.json`, audience: AUDIENCE, algorithms },
-    { issuer: second.issuer, jwksUri: second.jwksUri, audience: AUDIENCE, algorithms },
+    { issuer: second.issuer, jwksUri: second.jwksUri, audience: AUDIENCE, algorithms, tenants: ['demo', 'beta'] },
+  );
+  // Each external-API client is its id from its issuer, in its tenant (issue 13 §1).
+  const secondClients = new Set(['partner-system', 'partner-unlisted', 'beta-partner']);
+  const boundClients = Object.fromEntries(
+    Object.entries(RECONCILIATION_CLIENTS).map(([id, client]) => [
+      id,
+      {
+        ...client,
+        issuer: secondClients.has(id) ? second.issuer : ours.issuer,
+        ...(id === 'beta-partner' ? { tenant: 'beta' } : {}),
+      },
+    ]),
   );
   await t.platform.tenants.ensure({ id: 'beta', displayName: 'Beta', hostNames: ['beta.localhost'] });
   await t.platform.tenants.load();
@@ -167,7 +181,7 @@ export async function startReconBed(options: ReconBedOptions): Promise<ReconBed>
     bridge: {
       ...options.bridge,
       reconciliation: {
-        clients: RECONCILIATION_CLIENTS,
+        clients: boundClients,
         dpop: { baseUrl: DPOP_BASE_URL },
         ...options.reconciliation,
       },

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Oauth2ServerErrorResponseError } from '@openid4vc/oauth2';
-import { commandContext, type RoleApp } from '@tessera/platform';
+import { AppError, commandContext, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
 import { authenticateClient } from '../../clients/authenticate-client.js';
+import { ClientAuthenticationGuard, claimedClientId } from '../../clients/authentication-guard.js';
+import type { Client } from '../../clients/client-registry.js';
 import { exchangeAuthorizationCode } from '../../commands/exchange-authorization-code.js';
 import { refreshAccessToken } from '../../commands/refresh-access-token.js';
 import { issueClientCredentialsToken } from '../../commands/issue-client-credentials-token.js';
@@ -12,17 +14,6 @@ import { getUserinfo } from '../../commands/get-userinfo.js';
 import { oauthError, isOAuthErrorCode } from '../../domain/oauth-error.js';
 import { formParams, NO_STORE } from '../form.js';
 import { presentedAccessToken } from '../access-token.js';
-
-/** The rate-limit key of an OAuth client: its client_id, from the Basic header or the form. */
-function clientKey(request: FastifyRequest): string | undefined {
-  const auth = request.headers.authorization;
-  if (auth && /^basic /i.test(auth)) {
-    const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
-    return `client:${raw.slice(0, Math.max(0, raw.indexOf(':'))).slice(0, 200)}`;
-  }
-  const id = (request.body as Record<string, unknown> | undefined)?.client_id;
-  return typeof id === 'string' ? `client:${id.slice(0, 200)}` : undefined;
-}
 
 /** The request headers @openid4vc/oauth2 reads when it parses a token request. */
 const LIBRARY_HEADERS = ['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
@@ -68,17 +59,29 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
   const revoke = revokeToken(ctx);
   const userinfo = getUserinfo(ctx);
   const run = ctx.platform.commands;
-  const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: clientKey };
+  // Limited per address and per authenticated client by the guard below, never per claimed client id alone.
+  const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: false as const };
+  const guard = new ClientAuthenticationGuard(ctx.platform, 'token');
 
   const authenticated = async (request: FastifyRequest, form: Record<string, string>, allowPublic: boolean) => {
     const tenantId = request.state.tenantId!;
-    const { client } = await authenticateClient(
-      ctx.clients,
-      ctx.secrets,
-      tenantId,
-      { authorization: request.headers.authorization, body: form },
-      { allowPublic },
-    );
+    const claimed = claimedClientId(request, form);
+    await guard.before(request, tenantId, claimed);
+    let client: Client;
+    try {
+      ({ client } = await authenticateClient(
+        ctx.clients,
+        ctx.secrets,
+        tenantId,
+        { authorization: request.headers.authorization, body: form },
+        { allowPublic },
+      ));
+    } catch (error) {
+      if (error instanceof AppError && error.wireCode === 'invalid_client')
+        await guard.failed(request, tenantId, claimed);
+      throw error;
+    }
+    await guard.succeeded(tenantId, client.clientId);
     const cmd = commandContext(request);
     return {
       client,

@@ -1,0 +1,96 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError, type Platform, type RateLimitDecision } from '@tessera/platform';
+
+/**
+ * Rate limits of the client-authenticating endpoints (`/token`, `/introspect`, `/revoke`; issue 13 §2). A client id
+ * that anyone can type is no key for a limit that a flood could exhaust, so:
+ * - failed authentications count per **source address**, and an address over its limit is refused before any
+ *   secret is checked (a brute force from one address stops there);
+ * - failed authentications also count per **claimed client id**, with a higher limit, so that a client under a
+ *   spread-out guessing attack is locked for the rest of the window, while one address alone cannot lock it out;
+ * - successful requests count per **authenticated client**, at the platform's ordinary request limit.
+ * Counters are the platform's rate limiter (in process, or Redis across replicas); windows as `rateLimit.windowSeconds`.
+ */
+export class ClientAuthenticationGuard {
+  constructor(
+    private readonly platform: Platform,
+    private readonly role: string,
+  ) {}
+
+  private get limits() {
+    return this.platform.config.rateLimit;
+  }
+
+  private key(kind: string, tenantId: string, value: string): string {
+    return `${this.role}:${tenantId}:${kind}:${value.slice(0, 200)}`;
+  }
+
+  /** Refuses an address, or a claimed client, that is over its failed-authentication limit. */
+  async before(request: FastifyRequest, tenantId: string, claimedClientId: string | undefined): Promise<void> {
+    if (!this.limits.enabled) return;
+    const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
+    const limiter = this.platform.rateLimiter;
+    refuseIfOver(
+      await limiter.peek(
+        this.key('auth-failed-ip', tenantId, request.ip),
+        failedAuthenticationsPerAddress,
+        windowSeconds,
+      ),
+    );
+    if (claimedClientId !== undefined)
+      refuseIfOver(
+        await limiter.peek(
+          this.key('auth-failed-client', tenantId, claimedClientId),
+          failedAuthenticationsPerClient,
+          windowSeconds,
+        ),
+      );
+  }
+
+  /** Counts a failed authentication against the address and the claimed client id. */
+  async failed(request: FastifyRequest, tenantId: string, claimedClientId: string | undefined): Promise<void> {
+    if (!this.limits.enabled) return;
+    const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
+    const limiter = this.platform.rateLimiter;
+    await limiter.consume(
+      this.key('auth-failed-ip', tenantId, request.ip),
+      failedAuthenticationsPerAddress,
+      windowSeconds,
+    );
+    if (claimedClientId !== undefined)
+      await limiter.consume(
+        this.key('auth-failed-client', tenantId, claimedClientId),
+        failedAuthenticationsPerClient,
+        windowSeconds,
+      );
+  }
+
+  /** Counts a request of an authenticated client; over the ordinary limit it is refused. */
+  async succeeded(tenantId: string, clientId: string): Promise<void> {
+    if (!this.limits.enabled) return;
+    const limiter = this.platform.rateLimiter;
+    const key = this.key('client', tenantId, clientId);
+    const decision = limiter.consumeNow
+      ? limiter.consumeNow(key, this.limits.requestsPerWindow, this.limits.windowSeconds)
+      : await limiter.consume(key, this.limits.requestsPerWindow, this.limits.windowSeconds);
+    refuseIfOver(decision);
+  }
+}
+
+function refuseIfOver(decision: RateLimitDecision): void {
+  if (!decision.allowed)
+    throw new AppError('rate_limited', 'Too many requests; retry later.', {
+      headers: { 'retry-after': String(decision.retryAfterSeconds) },
+    });
+}
+
+/** The client id a request claims (Basic user name, else the form's client_id), before any check. */
+export function claimedClientId(request: FastifyRequest, form: Record<string, string>): string | undefined {
+  const auth = request.headers.authorization;
+  if (auth && /^basic /i.test(auth)) {
+    const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+    const colon = raw.indexOf(':');
+    return colon > 0 ? raw.slice(0, colon) : undefined;
+  }
+  return typeof form.client_id === 'string' ? form.client_id : undefined;
+}
