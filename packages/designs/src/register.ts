@@ -6,6 +6,7 @@ import { registerDesignRoutes } from './http/design-routes.js';
 import { registerDesignErrorHandler } from './http/error-handler.js';
 import { registerSnapshotRoutes } from './http/snapshot-routes.js';
 import { registerVariantRoutes } from './http/variant-routes.js';
+import { registerAssetRoutes } from './http/asset-routes.js';
 import { createSourceFetcher, type SourceFetcher } from './import/source-fetcher.js';
 import type { DesignsServices } from './services.js';
 import { postgresBlobStore, type BlobStore } from './storage/blob-store.js';
@@ -43,5 +44,6 @@ export function registerDesignsRoutes(app: RoleApp, platform: Platform, deps: De
     for (const kind of DESIGN_KINDS) registerDesignRoutes(scope, services, KINDS[kind]);
     registerSnapshotRoutes(scope, services);
     registerVariantRoutes(scope, services);
+    registerAssetRoutes(scope, services);
   });
 }
