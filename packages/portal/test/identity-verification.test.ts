@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { IDV_CALLBACK_PATH } from '@tessera/bridge';
+import { defaultDemoUsers } from '@tessera/dev-idp';
 import { createTestIssuer, type TestIssuer } from '@tessera/test-wallet';
 import { createWalletOf, walletLoginSettings } from './support/holder.js';
 import { attributeOf, textOf } from './support/html.js';
@@ -13,6 +14,13 @@ interface StatusAnswer {
   message: string;
   final: boolean;
   next?: string;
+}
+
+/** The wallet-login credential of a demo person of the development provider (her identifying claims and names). */
+function credentialClaimsOf(username: string): Record<string, unknown> {
+  const { claims } = defaultDemoUsers('service_id').find((u) => u.username === username)!;
+  const { service_id, eduperson_principal_name, email, given_name, family_name } = claims;
+  return { service_id, eduperson_principal_name, email, given_name, family_name };
 }
 
 /** Bound of each call of the bridge to the provider here, so that a slow provider is reached in a few seconds. */
@@ -54,8 +62,9 @@ describe.each(DATABASE_KINDS)(
      * A new holder (a fresh wallet of the trusted issuer) starts at the relying party; its wallet answers; the page's
      * poll says that identity verification is needed.
      */
-    async function unknownHolder(language = 'en') {
-      const wallet = await createWalletOf(issuer);
+    async function unknownHolder(language = 'en', username?: string) {
+      // The wallet's credential names the person who then signs in at the institution (the bridge compares them).
+      const wallet = await createWalletOf(issuer, username ? credentialClaimsOf(username) : undefined);
       const client = new HttpClient({ 'accept-language': language });
       const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
       expect(new URL(start.url).origin).toBe(stack.portal.url);
@@ -113,7 +122,7 @@ describe.each(DATABASE_KINDS)(
 
     /** The whole way to the portal's callback for a new holder who signs in as `username` (or cancels). */
     async function verification(choice: { username: string } | 'cancel', language = 'en') {
-      const holder = await unknownHolder(language);
+      const holder = await unknownHolder(language, choice === 'cancel' ? undefined : choice.username);
       const post = await postVerifyIdentity(holder.client);
       expect(post.status).toBe(303);
       const callback = await atInstitution(holder.client, post.headers.get('location')!, choice);
@@ -122,7 +131,7 @@ describe.each(DATABASE_KINDS)(
     }
 
     it('unknown holder: 202, the explanation, the institution, the bridge callback, then complete answers 200', async () => {
-      const { client, status, sessionId } = await unknownHolder('de');
+      const { client, status, sessionId } = await unknownHolder('de', 'alice');
       expect(status).toMatchObject({
         state: 'idv',
         next: '/signin/verify-identity',

@@ -58,8 +58,8 @@ describe('command line', () => {
     expect(io.lines).toContain(`Continue in the browser: ${verifier.baseUrl}/done/${session.id}`);
     expect(io.lines.some((line) => line.startsWith('Note: the verifier certificate was not checked'))).toBe(true);
     expect(session.outcome?.claims?.['identity']).toMatchObject({
-      service_id: 'demo-user-1',
-      eduperson_principal_name: 'alice@demo.example',
+      service_id: 'S-1001',
+      eduperson_principal_name: 'alice@uni.example',
     });
     expect(await isPortFree(port)).toBe(true);
   });
@@ -87,7 +87,7 @@ describe('command line', () => {
     });
     const io = captureIo();
     expect(await runCli([session.link, '--user', '2', '--format', 'jwt_vc_json', ...common], io)).toBe(0);
-    expect(session.outcome?.claims?.['w3c']).toMatchObject({ service_id: 'demo-user-2', given_name: 'Bob' });
+    expect(session.outcome?.claims?.['w3c']).toMatchObject({ service_id: 'S-1002', given_name: 'Bob' });
     await expect(access(join(dataDir, 'holders', 'user-2', 'holder-keys.json'))).resolves.toBeUndefined();
   });
 

@@ -38,9 +38,11 @@ export async function storedResultOf(
 }
 
 /**
- * The 200 answer of complete (000 §2.3): the internal identity id as userId, its claims with the presented ones
- * over them (the presentation is the fresher, verified statement), acr `urn:<vendor>:oid4vp:vp`, amr [vp], and the
- * time of the wallet authentication (when the presentation was verified).
+ * The 200 answer of complete (000 §2.3): the internal identity id as userId, its claims, acr `urn:<vendor>:oid4vp:vp`,
+ * amr [vp], and the time of the wallet authentication (when the presentation was verified). One person, one set of
+ * claims (issue 14 §1; README "Claims precedence"): the identity's claims (the institution's, as reconciled) win;
+ * the wallet's disclosed claims only fill claims the identity lacks, so the tokens of a `sub` say the same whichever
+ * path signed the person in.
  */
 export function completionResult(
   services: BridgeServices,
@@ -52,7 +54,7 @@ export function completionResult(
 ): CompletionResult {
   return {
     userId: identity.internalIdentityId,
-    claims: { ...identity.claims, ...presented },
+    claims: { ...presented, ...identity.claims },
     isNewUser,
     authenticatedAt: (session.verifiedAt ?? services.clock.now()).toISOString(),
     acr: services.acr,

@@ -38,6 +38,20 @@ export const IdvConfigSchema = Type.Object(
      * `['service_id']` for a deployment that demands the service claim. Default none.
      */
     requiredClaims: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    /**
+     * The wallet credential's identifying claims compared with the institution's before a binding is made (issue 14
+     * §1; README "Identity verification"). Default: the service claim (`deployment.serviceClaim`) and
+     * `eduperson_principal_name`.
+     */
+    identifyingClaims: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+    /**
+     * `strict` (default): every identifying claim the wallet presented must be released by the institution with the
+     * same value; `present`: only claims both carry are compared; `off`: no comparison. A disagreement ends the
+     * attempt in ERROR `claims_mismatch`.
+     */
+    claimsMatch: Type.Union([Type.Literal('strict'), Type.Literal('present'), Type.Literal('off')], {
+      default: 'strict',
+    }),
   },
   { default: {}, additionalProperties: false },
 );

@@ -32,6 +32,11 @@ export class IdvServices {
     return `${this.bridge.config.publicBaseUrl}${IDV_CALLBACK_PATH}`;
   }
 
+  /** The wallet claims compared with the institution's (issue 14 §1): configured, else the service claim and eppn. */
+  get identifyingClaims(): string[] {
+    return this.config.identifyingClaims ?? [this.bridge.serviceClaim, 'eduperson_principal_name'];
+  }
+
   get configured(): boolean {
     const p = this.config.provider;
     return Boolean(p.issuer && p.clientId && p.clientSecret);

@@ -169,6 +169,10 @@ describe.each(DATABASE_KINDS)('IDV provider failures (%s)', (kind) => {
     expect(identity?.claims).toEqual({
       eduperson_principal_name: 'noservice@uni.example',
       email: 'noservice@uni.example',
+      email_verified: true,
+      given_name: 'noservice',
+      family_name: 'Example',
+      name: 'noservice Example',
     });
     expect((await bed.calls.complete(sessionId)).body.userId).toBe(identity?.internalIdentityId);
   });

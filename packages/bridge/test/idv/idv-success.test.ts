@@ -87,6 +87,10 @@ describe.each(DATABASE_KINDS)('IDV success (%s)', (kind) => {
       service_id: 'S-ada',
       eduperson_principal_name: 'ada@uni.example',
       email: 'ada@uni.example',
+      email_verified: true,
+      given_name: 'ada',
+      family_name: 'Example',
+      name: 'ada Example',
     });
     expect(identity?.bindings).toMatchObject({ walletBound: true, federationBound: true });
     expect((await walletIdentity(bed, wallet))?.internalIdentityId).toBe(userId);

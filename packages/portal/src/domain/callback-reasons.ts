@@ -5,7 +5,7 @@ import type { MessageKey } from '../i18n/en.js';
  * token_exchange_failed (§7: "values of the reason query parameter ... not shown"); the bridge's README ("Identity
  * verification", its `IDV_FAILURES`) lists the codes it sends: access_denied, token_exchange_failed,
  * id_token_invalid, missing_claim, session_expired, session_invalid, already_bound, provider_unavailable,
- * processing_failed, aborted (superseded and attempt_expired end an attempt but never reach the redirect; they are
+ * processing_failed, aborted, claims_mismatch (superseded and attempt_expired end an attempt but never reach the redirect; they are
  * mapped all the same). The other spellings and OAuth's own error codes (RFC 6749 §4.1.2.1) are kept for a bridge
  * that passes a provider's error through.
  */
@@ -30,6 +30,7 @@ const REASONS = new Map<string, MessageKey>(
     already_bound: 'reasonAlreadyBound',
     binding_conflict: 'reasonAlreadyBound',
     missing_claim: 'reasonMissingClaim',
+    claims_mismatch: 'reasonClaimsMismatch',
     missing_required_claim: 'reasonMissingClaim',
     invalid_state: 'reasonInvalidState',
     state_invalid: 'reasonInvalidState',

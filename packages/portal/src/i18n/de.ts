@@ -59,6 +59,8 @@ export const de: Messages = {
   reasonAccessDenied: 'Die Anmeldung bei Ihrer Einrichtung wurde abgebrochen oder abgelehnt.',
   reasonExpired: 'Die Anmeldung hat zu lange gedauert und ist abgelaufen.',
   reasonAlreadyBound: 'Ihr Konto bei der Einrichtung ist bereits mit einer anderen Wallet verbunden.',
+  reasonClaimsMismatch:
+    'Der Nachweis in Ihrer Wallet gehört zu einer anderen Person als das Konto, mit dem Sie sich bei der Einrichtung angemeldet haben. Melden Sie sich mit Ihrem eigenen Konto an, oder verwenden Sie Ihre eigene Wallet.',
   reasonMissingClaim: 'Ihre Einrichtung hat nicht die Angaben geteilt, die für die Verbindung Ihrer Wallet nötig sind.',
   reasonInvalidState: 'Die Antwort Ihrer Einrichtung passt nicht zu dieser Anmeldung.',
   reasonIdTokenInvalid: 'Die Antwort Ihrer Einrichtung konnte nicht geprüft werden.',

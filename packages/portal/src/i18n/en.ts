@@ -56,6 +56,8 @@ export const en = {
   reasonAccessDenied: 'The sign-in at your institution was cancelled or refused.',
   reasonExpired: 'The sign-in took too long and has expired.',
   reasonAlreadyBound: 'Your institution account is already linked to a different wallet.',
+  reasonClaimsMismatch:
+    'The credential in your wallet belongs to someone else than the institution account you signed in with. Sign in with your own account, or use your own wallet.',
   reasonMissingClaim: 'Your institution did not share the information needed to link your wallet.',
   reasonInvalidState: 'The answer from your institution did not match this sign-in.',
   reasonIdTokenInvalid: 'The answer from your institution could not be verified.',

@@ -1,4 +1,9 @@
-/** Demo users the CLI can act as (`--user <n>`); each gets its own holder key, so each is a different wallet. */
+/**
+ * Demo users the CLI can act as (`--user <n>`); each gets its own holder key, so each is a different wallet. Each is
+ * the same person as one user of the embedded institutional provider (@tessera/dev-idp: 1 alice, 2 bob, 3 carol),
+ * with the same service claim, eduperson_principal_name, email and names, so that identity verification binds the
+ * wallet to that person (the bridge compares the identifying claims) and both sign-in paths show one person.
+ */
 export interface DemoPersona {
   number: number;
   claims: {
@@ -14,31 +19,31 @@ export const DEMO_PERSONAS: readonly DemoPersona[] = [
   {
     number: 1,
     claims: {
-      service_id: 'demo-user-1',
-      eduperson_principal_name: 'alice@demo.example',
-      email: 'alice@demo.example',
+      service_id: 'S-1001',
+      eduperson_principal_name: 'alice@uni.example',
+      email: 'alice.archer@uni.example',
       given_name: 'Alice',
-      family_name: 'Doe',
+      family_name: 'Archer',
     },
   },
   {
     number: 2,
     claims: {
-      service_id: 'demo-user-2',
-      eduperson_principal_name: 'bob@demo.example',
-      email: 'bob@demo.example',
+      service_id: 'S-1002',
+      eduperson_principal_name: 'bob@uni.example',
+      email: 'bob.baker@uni.example',
       given_name: 'Bob',
-      family_name: 'Smith',
+      family_name: 'Baker',
     },
   },
   {
     number: 3,
     claims: {
-      service_id: 'demo-user-3',
-      eduperson_principal_name: 'carol@demo.example',
-      email: 'carol@demo.example',
+      service_id: 'S-1003',
+      eduperson_principal_name: 'carol@uni.example',
+      email: 'carol.cooper@uni.example',
       given_name: 'Carol',
-      family_name: 'Jones',
+      family_name: 'Cooper',
     },
   },
 ];

@@ -73,6 +73,15 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
         if (!identity) {
           identity = await ctx.identities.createIdentity(unit, { claims, assurance });
           await ctx.identities.bindFederation(unit, identity.internalIdentityId, result.issuer, result.subject);
+        } else {
+          // One person, one set of claims (issue 14 §1): the institution's claims as released now become the
+          // identity's, so that a later wallet login of the same person (whose tokens carry the identity's claims)
+          // says what this one says.
+          const reconciled = { ...identity.claims, ...claims };
+          if (JSON.stringify(reconciled) !== JSON.stringify(identity.claims)) {
+            await ctx.identities.updateClaims(unit, identity.internalIdentityId, reconciled);
+            identity = { ...identity, claims: reconciled };
+          }
         }
         return issueAuthorizationCode(ctx, cmd.tenantId, sql, tx, {
           subject: identity.internalIdentityId,

@@ -3,7 +3,7 @@ import type { IdentityRecord } from '@tessera/identity';
 import { completeSessionAfterIdv, getVerifiedPresentation } from '../../commands/complete-session-after-idv.js';
 import { SessionStateError } from '../../commands/errors.js';
 import type { IdvFailureReason } from '../domain/failure-reasons.js';
-import type { InstitutionalLogin } from '../domain/institutional-claims.js';
+import { mismatchedClaims, type InstitutionalLogin } from '../domain/institutional-claims.js';
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
 import { auditIdv } from './idv-audit.js';
@@ -16,6 +16,8 @@ import { failReconciliation } from './fail-reconciliation.js';
  * (completeSessionAfterIdv: the completion result sealed on the session, `complete` then answers 200 isNewUser
  * true) and the attempt moves to COMPLETED. Any failure rolls the whole unit back ("nothing half-built") and ends
  * the attempt in ERROR with its reason:
+ * - the wallet credential's identifying claims disagree with the institution's (`idv.claimsMatch`) →
+ *   `claims_mismatch` (issue 14 §1);
  * - the institutional identity already bound to a different wallet holder, or the holder key already bound to
  *   another identity → `already_bound`;
  * - the presentation session expired → `session_expired`; no longer VERIFIED or IDV_REQUIRED → `session_invalid`.
@@ -27,7 +29,11 @@ export type FinishOutcome =
   | { ok: false; reason: IdvFailureReason };
 
 class IdvFailure extends Error {
-  constructor(readonly reason: IdvFailureReason) {
+  constructor(
+    readonly reason: IdvFailureReason,
+    /** Names of the claims that disagree (claims_mismatch), for the log; never values. */
+    readonly claims: string[] = [],
+  ) {
     super(reason);
   }
 }
@@ -49,6 +55,13 @@ export async function finishReconciliation(
       const presentation = await getVerifiedPresentation(services, unit, attempt.sessionId);
       if (now.getTime() >= Date.parse(presentation.expiresAt)) throw new IdvFailure('session_expired');
       if (!presentation.holderKey) throw new IdvFailure('session_invalid');
+      const mismatched = mismatchedClaims(
+        presentation.claims,
+        login.claims,
+        idv.identifyingClaims,
+        idv.config.claimsMatch,
+      );
+      if (mismatched.length > 0) throw new IdvFailure('claims_mismatch', mismatched);
       const institutional = await services.identities.findByFederationSubject(unit, login.issuer, login.subject);
       const holderIdentity = await services.identities.findByHolderKey(unit, presentation.holderKey);
       let identity: IdentityRecord;
@@ -58,6 +71,10 @@ export async function finishReconciliation(
         if (!sameHolder && (holderIdentity || institutional.bindings.walletBound))
           throw new IdvFailure('already_bound');
         identity = institutional;
+        // The institution's claims as released now are the identity's (one set of claims per person, issue 14 §1).
+        const reconciled = { ...institutional.claims, ...login.claims };
+        if (JSON.stringify(reconciled) !== JSON.stringify(institutional.claims))
+          await services.identities.updateClaims(unit, institutional.internalIdentityId, reconciled);
       } else {
         if (holderIdentity) throw new IdvFailure('already_bound');
         identity = await services.identities.createIdentity(unit, {
@@ -93,6 +110,11 @@ export async function finishReconciliation(
     }
     const reason = domainReason(error);
     if (!reason) throw error;
+    if (error instanceof IdvFailure && error.claims.length > 0)
+      services.platform.logger.info(
+        { reconciliation_session_id: attempt.id, reason, claims: error.claims },
+        'the wallet credential and the institutional login disagree',
+      );
     await failReconciliation(idv, tenantId, attempt.id, reason);
     return { ok: false, reason };
   }

@@ -119,6 +119,7 @@ export const receiveIdvCallback = (idv: IdvServices) =>
         { subject: result.subject, claims: result.claims },
         services.serviceClaim,
         idv.config.requiredClaims,
+        idv.identifyingClaims,
       );
       if (!checked.ok) {
         ctx.log.info({ reconciliation_session_id: attempt.id, missing: checked.missing }, 'required claim missing');

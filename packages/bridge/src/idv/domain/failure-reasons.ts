@@ -10,6 +10,7 @@ export const IDV_FAILURES = {
   token_exchange_failed: 'The code exchange with the identity provider failed.',
   id_token_invalid: 'The ID token from the identity provider is not valid.',
   missing_claim: 'The identity provider did not release a required claim.',
+  claims_mismatch: 'The credential in the wallet names another person than the institutional login.',
   session_expired: 'The presentation session expired before the identity verification completed.',
   session_invalid: 'The presentation session is no longer waiting for identity verification.',
   already_bound: 'This institutional identity is already bound to a different wallet.',

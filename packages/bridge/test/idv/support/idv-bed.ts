@@ -57,7 +57,16 @@ export interface IdvBed {
   close(): Promise<void>;
 }
 
-export async function startIdvBed(kind: TestDatabaseKind, users: DemoUser[]): Promise<IdvBed> {
+/**
+ * `idv` overrides the bridge's IDV settings. By default the wallet's claims are not compared with the institution's
+ * (`claimsMatch: off`): these beds exercise the protocol with one credential for many institutional people; the
+ * comparison has its own tests (idv-claims-match.test.ts), which pass `{ claimsMatch: 'strict' }`.
+ */
+export async function startIdvBed(
+  kind: TestDatabaseKind,
+  users: DemoUser[],
+  idv: Record<string, unknown> = { claimsMatch: 'off' },
+): Promise<IdvBed> {
   const bed = await startTestBed(kind);
   const issuer = await createTestIssuer();
   const statusServer: StatusListServer = await issuer.statusListServer();
@@ -72,6 +81,7 @@ export async function startIdvBed(kind: TestDatabaseKind, users: DemoUser[]): Pr
         provider: { ...IDV_CLIENT, timeoutSeconds: 2, providerId: 'dev-idp' },
         portalUrl: PORTAL_URL,
         stateTtlSeconds: ATTEMPT_SECONDS,
+        ...idv,
       },
     }),
   });
