@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { startDevIdentityProvider } from '@tessera/dev-idp';
+import { DEV_IDP_ACR, startDevIdentityProvider } from '@tessera/dev-idp';
 import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
 import { ConfigError } from '@tessera/platform';
 import { RECONCILIATION_SCOPES } from '@tessera/bridge';
@@ -117,6 +117,7 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     upstream.clientId = DEV_FEDERATION_CLIENT.clientId;
     upstream.clientSecret = DEV_FEDERATION_CLIENT.secret;
     upstream.scopes = ['openid', 'profile', 'email', config.deployment.serviceClaim];
+    upstream.acrValues = [DEV_IDP_ACR];
     plan.startIdentityProvider = true;
     plan.announcements.push(
       `embedded institutional OpenID provider at ${upstream.issuer} (demo users alice, bob, carol; password <name>-password)`,

@@ -56,6 +56,13 @@ describe('server start on embedded defaults', () => {
       expect(adminToken.status).toBe(200);
       const adminClaims = decodeJwt(((await adminToken.json()) as { access_token: string }).access_token);
       expect(adminClaims).toMatchObject({ roles: ['tenant-admin'], tenant_id: 'demo', client_id: 'tessera-admin' });
+      // Discovery publishes the acr values tokens carry, the embedded provider's among them (issue 14 §8).
+      const discovery = (await (
+        await fetch(`${server.apps.get('token-external')!.url}/.well-known/openid-configuration`)
+      ).json()) as { acr_values_supported: string[] };
+      expect(discovery.acr_values_supported).toEqual(
+        expect.arrayContaining(['urn:tessera:oid4vp:vp', 'urn:tessera:dev-idp:password']),
+      );
       // Write something durable: an audit event and a signing key.
       await server.platform.audit.append({
         tenantId: 'demo',

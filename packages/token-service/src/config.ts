@@ -10,6 +10,11 @@ export const ClientConfigSchema = Type.Object(
   {
     /** Defaults to the key of the entry. */
     'client-id': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    /**
+     * `native` for an app on the user's device (OIDC Dynamic Client Registration `application_type`): only a
+     * native or a public client may vary the port of a loopback redirect URI (RFC 8252 §7.3). Default `web`.
+     */
+    'application-type': Type.Union([Type.Literal('web'), Type.Literal('native')], { default: 'web' }),
     /** `{plain}secret` (development only) or `{argon2}$argon2id$...` (production). Absent: a public client. */
     'client-secret': Type.Optional(Type.String({ minLength: 1 })),
     'redirect-uris': Type.Array(Type.String({ minLength: 1 }), { default: [] }),
@@ -86,6 +91,11 @@ export const TokenServiceConfigSchema = Type.Object(
         timeoutSeconds: Type.Integer({ minimum: 1, default: 10 }),
         /** acr when the provider sends none. */
         defaultAcr: Type.String({ default: 'urn:tessera:federation' }),
+        /**
+         * The acr values the institutional provider issues; federated tokens carry the provider's value, so
+         * discovery publishes these beside the wallet's and the default (issue 14 §8).
+         */
+        acrValues: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       },
       { default: {}, additionalProperties: false },
     ),

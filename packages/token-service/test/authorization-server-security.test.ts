@@ -79,6 +79,19 @@ describe('authorization server security checklist (postgres)', () => {
         validAuthorize({ client_id: 'public-app', redirect_uri: 'http://127.0.0.1:51234/other', scope: 'openid' }),
       );
       expect(wrongPath.status).toBe(400);
+      // A native client with a secret may vary the port too.
+      const native = await authorize(
+        validAuthorize({ client_id: 'native-app', redirect_uri: 'http://127.0.0.1:51234/callback', scope: 'openid' }),
+      );
+      expect(native.status).toBe(303);
+      expect(native.headers.get('location')).not.toContain('127.0.0.1:51234');
+    });
+
+    it('a confidential web client on a loopback address gets exactly its registered port (issue 14 §2)', async () => {
+      // demo-rp is registered at http://127.0.0.1:8400/callback.
+      const res = await authorize(validAuthorize({ redirect_uri: 'http://127.0.0.1:8401/callback' }));
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
     });
   });
 

@@ -19,6 +19,7 @@ export interface Client {
   audience: string;
   /** Roles of the client's own client_credentials tokens. */
   roles: readonly string[];
+  applicationType: 'web' | 'native';
 }
 
 /** Clients from configuration (000 §2.8), keyed by tenant and client id. */
@@ -108,5 +109,6 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     idTokenTtlSeconds: seconds('id-token-time-to-live'),
     audience: entry.audience ?? clientId,
     roles: entry.roles,
+    applicationType: entry['application-type'],
   };
 }

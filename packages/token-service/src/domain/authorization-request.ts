@@ -58,7 +58,8 @@ export function checkAuthorizationRequest(
   // The spec makes redirect_uri required (000 §4.4), so it is never inferred from the registration.
   if (!redirectUri || params.getAll('redirect_uri').length > 1)
     return { kind: 'no_redirect', error: 'invalid_request', description: 'redirect_uri is missing or repeated.' };
-  if (!redirectUriMatches(client.redirectUris, redirectUri))
+  const loopbackPortMayVary = client.applicationType === 'native' || client.secret === null;
+  if (!redirectUriMatches(client.redirectUris, redirectUri, { loopbackPortMayVary }))
     return {
       kind: 'no_redirect',
       error: 'invalid_request',

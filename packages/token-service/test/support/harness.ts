@@ -53,6 +53,13 @@ export function testTokenServiceConfig(overrides: Partial<TokenServiceConfig> = 
         'grant-types': ['authorization_code'],
         scopes: ['openid', 'profile'],
       },
+      'native-app': {
+        'client-secret': '{plain}native-app-secret',
+        'application-type': 'native',
+        'redirect-uris': ['http://127.0.0.1/callback'],
+        'grant-types': ['authorization_code'],
+        scopes: ['openid'],
+      },
       'beta-rp': {
         'client-secret': '{plain}beta-rp-secret',
         'redirect-uris': ['http://127.0.0.1:8402/callback'],

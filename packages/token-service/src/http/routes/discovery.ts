@@ -44,7 +44,9 @@ export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): R
       'eduperson_principal_name',
       ctx.serviceClaim,
     ],
-    acr_values_supported: [ctx.walletAcr, ctx.config.upstream.defaultAcr],
+    acr_values_supported: [
+      ...new Set([ctx.walletAcr, ctx.config.upstream.defaultAcr, ...ctx.config.upstream.acrValues]),
+    ],
     authorization_response_iss_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
