@@ -9,7 +9,8 @@ import Type, { type Static } from 'typebox';
  * - `pkcs11`: PKCS #11 key providers (graphene-pk11): library, token, PIN, and the tenants allowed to use them.
  * - `fonts`: TrueType fonts by name for visible signature text (`textParameters.font`).
  */
-const DigestAlgorithm = Type.Union(['SHA256', 'SHA384', 'SHA512', 'SHA3_256', 'SHA3_512'].map((v) => Type.Literal(v)));
+const DIGESTS = ['SHA256', 'SHA384', 'SHA512', 'SHA3_256', 'SHA3_512'] as const;
+const DigestAlgorithm = Type.Enum(DIGESTS);
 
 const SignatureConfig = Type.Object(
   {
