@@ -2,6 +2,7 @@ import type { Sql } from '@tessera/platform';
 import type { PartyType } from '../domain/party-kinds.js';
 import type { PartyColumns, PartyRecord } from '../domain/party-record.js';
 import type { PageRequest } from '../domain/pagination.js';
+import { searchWords, type SearchPlan } from '../domain/search-text.js';
 import { PARTY_COLUMNS, toRecord, type PartyRow } from './party-rows.js';
 import { INCLUDE_SQL, type LoadableInclude } from './views.js';
 
@@ -20,8 +21,8 @@ export interface PartyFilter {
   displayName?: string | undefined;
   /** Exact (case-insensitive) match of any name part of a person. */
   name?: string | undefined;
-  /** A `to_tsquery('simple', ...)` text (domain/search-text.ts). */
-  tsQuery?: string | undefined;
+  /** Free-text q, planned (domain/search-text.ts). */
+  search?: SearchPlan | undefined;
 }
 
 export interface PartyPage {
@@ -45,9 +46,14 @@ function where(filter: PartyFilter, params: unknown[]): string {
     conditions.push(`lower(${n}) IN (lower(p.attributes ->> 'givenName'), lower(p.attributes ->> 'middleName'),
       lower(p.attributes ->> 'familyName'))`);
   }
-  // The same expression as the index parties_search, so that the planner uses it.
-  if (filter.tsQuery)
-    conditions.push(`to_tsvector('simple', p.search_text) @@ to_tsquery('simple', ${param(filter.tsQuery)})`);
+  if (filter.search) {
+    // Candidates through the word index (range conditions the planner may use under row-level security:
+    // migrations/0002), then every word of q checked on them.
+    const { probe, tsQuery } = filter.search;
+    conditions.push(`p.id IN (SELECT w.party_id FROM party_search_words w
+      WHERE w.word >= (${param(probe.from)}::text COLLATE "C") AND w.word < (${param(probe.to)}::text COLLATE "C"))`);
+    conditions.push(`to_tsvector('simple', p.search_text) @@ to_tsquery('simple', ${param(tsQuery)})`);
+  }
   return conditions.join(' AND ');
 }
 
@@ -70,7 +76,19 @@ export const partyStore = {
         now,
       ],
     );
+    await partyStore.indexWords(sql, id, columns.searchText);
     return toRecord(result.rows[0]!);
+  },
+
+  /** Replaces the searchable words of a party (migrations/0002). */
+  async indexWords(sql: Sql, id: string, searchText: string | null): Promise<void> {
+    await sql.query(`DELETE FROM party_search_words WHERE party_id = $1`, [id]);
+    const words = searchText === null ? [] : searchWords(searchText);
+    if (words.length > 0)
+      await sql.query(
+        `INSERT INTO party_search_words (word, party_id) SELECT w, $1 FROM unnest($2::text[]) AS w ON CONFLICT DO NOTHING`,
+        [id, words],
+      );
   },
 
   /**
@@ -134,6 +152,7 @@ export const partyStore = {
         now,
       ],
     );
+    await partyStore.indexWords(sql, id, columns.searchText);
     return toRecord(result.rows[0]!);
   },
 
@@ -143,6 +162,7 @@ export const partyStore = {
       `UPDATE parties SET deleted_at = $3, updated_at = $3 WHERE id = $1 AND party_type = $2 AND deleted_at IS NULL`,
       [id, type, now],
     );
+    if (result.rowCount === 1) await partyStore.indexWords(sql, id, null);
     return result.rowCount === 1;
   },
 

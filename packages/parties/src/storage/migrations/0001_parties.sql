@@ -32,6 +32,7 @@ CREATE INDEX parties_live_by_type ON parties (tenant_id, party_type, display_nam
 CREATE INDEX parties_live_by_unit ON parties (tenant_id, organization_unit_id) WHERE deleted_at IS NULL;
 -- Free-text q (issue 20 §3): the 'simple' configuration exists on every PostgreSQL, embedded included, and neither
 -- stems nor drops words (names are not prose); accents are folded before storage, since unaccent is not loaded.
+-- (Dropped by 0002: under row-level security the runtime role cannot use it.)
 CREATE INDEX parties_search ON parties USING gin (to_tsvector('simple', search_text)) WHERE deleted_at IS NULL;
 -- A service's OAuth client id names one live service of the tenant.
 CREATE UNIQUE INDEX parties_service_client ON parties (tenant_id, (attributes ->> 'oauthClientId'))
