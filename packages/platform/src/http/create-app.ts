@@ -20,7 +20,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { PlatformRouteConfig, RequestState } from './types.js';
 import type { Platform } from '../platform.js';
-import { errorHandler } from './error-handler.js';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { recordTrustRefusal } from './authentication-events.js';
 import { registerOperationalRoutes, type ReadinessCheck } from './operational-routes.js';
 import './types.js';
@@ -71,6 +71,10 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     onConstructorPoisoning: 'error',
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     routerOptions: { maxParamLength: 500 },
+    // Errors before routing answer in the family's envelope too (issue 14 §9): the parser's (431, 408, 400) and
+    // Fastify's own (a URL that does not decode, a path parameter too long).
+    clientErrorHandler: clientErrorHandler(options.family),
+    frameworkErrors: frameworkErrorHandler(options.role, options.family, metrics),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   await app.register(swagger, {

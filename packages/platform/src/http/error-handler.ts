@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError, renderError, type ApiFamily } from '../errors/index.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -63,5 +65,65 @@ export function errorHandler(role: string, defaultFamily: ApiFamily, metrics: Me
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     reply.header('cache-control', 'no-store');
     return reply.status(appError.status).send(renderError(family, appError));
+  };
+}
+
+/**
+ * Errors Fastify meets before routing, which would otherwise answer Fastify's own `{error, message, statusCode}`:
+ * a URL that does not decode (400), a path parameter over `maxParamLength` (414), an async constraint that failed.
+ * They answer in the role's API family envelope like every other error (issue 14 §9).
+ */
+export function frameworkError(error: unknown): AppError {
+  switch ((error as FastifyError)?.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('invalid_request', 'The URL is not valid.', { cause: error });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('invalid_request', 'A path segment of the URL is too long.', { status: 414, cause: error });
+  }
+  return toAppError(error);
+}
+
+export function frameworkErrorHandler(role: string, family: ApiFamily, metrics: Metrics) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = frameworkError(error);
+    if (appError.status >= 500) request.log.error({ err: error, error_code: appError.code }, 'request failed');
+    metrics.httpErrors.inc({ role, route: 'unmatched', code: appError.wireCode ?? appError.code });
+    reply.header('cache-control', 'no-store');
+    return reply.status(appError.status).send(renderError(family, appError));
+  };
+}
+
+/**
+ * What Node's HTTP parser refuses before any request exists (the server's `clientError`): headers over the size limit
+ * (431, RFC 6585 §5), a request that took too long to arrive (408), anything else malformed (400).
+ */
+export function clientError(error: { code?: string }): AppError {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('invalid_request', 'The request headers are too large.', { status: 431, cause: error });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('invalid_request', 'The request took too long to arrive.', { status: 408, cause: error });
+  }
+  return new AppError('invalid_request', 'The request is malformed.', { cause: error });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: writes the answer on the socket in the family's envelope (as Fastify's default
+ * does with its own body) and closes the connection; nothing to answer when the peer is gone.
+ */
+export function clientErrorHandler(family: ApiFamily) {
+  return (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const appError = clientError(error);
+    const body = JSON.stringify(renderError(family, appError));
+    if (socket.writable)
+      socket.write(
+        `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status] ?? 'Bad Request'}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          'Cache-Control: no-store\r\nConnection: close\r\n\r\n' +
+          body,
+      );
+    socket.destroy(error);
   };
 }
