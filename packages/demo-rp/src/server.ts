@@ -122,6 +122,10 @@ export async function startDemoRelyingParty(options: DemoRelyingPartyOptions): P
       switch (route) {
         case 'GET /':
           return send(res, 200, homePage());
+        case 'GET /health':
+          // Every port of the development setup answers GET /health (README), this one too.
+          res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+          return res.end(JSON.stringify({ status: 'ok' }));
         case 'GET /style.css':
           res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'public, max-age=300' });
           return res.end(STYLE);

@@ -77,6 +77,12 @@ describe('demo relying party', () => {
   const post = (path: string, cookie?: string) =>
     fetch(`${rp.url}${path}`, { method: 'POST', redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
 
+  it('answers GET /health like every port of the development setup', async () => {
+    const res = await fetch(`${rp.url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
   it('shows two buttons, in a page that may not be framed', async () => {
     const res = await fetch(rp.url);
     const html = await res.text();

@@ -69,6 +69,12 @@ export async function startDevIdentityProvider(options: DevIdentityProviderOptio
     throw error;
   }
   const behaviour = new BehaviourSwitch();
+  // Every port of the development setup answers GET /health (README), this provider's too.
+  provider.use(async (ctx, next) => {
+    if (ctx.method !== 'GET' || ctx.path !== '/health') return next();
+    ctx.set('cache-control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
   provider.use(tokenEndpointBehaviour(behaviour, new IdTokenTamperer(signingKey), ROUTES.token));
   provider.use(interactionRoutes({ provider, users: directory, acr: DEV_IDP_ACR }));
 

@@ -77,6 +77,12 @@ describe('dev identity provider: options', () => {
     });
   }
 
+  it('answers GET /health like every port of the development setup', async () => {
+    const res = await fetch(`${idp.url}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
   it('names the service claim and its scope after the option, for a client_secret_post client', async () => {
     const config = await client.discovery(
       new URL(idp.issuer),

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isCredentialFormat, type CredentialFormat } from '../common/credential-format.js';
 import { DEFAULT_WALLET_DATA_DIR, DEVELOPMENT_STATUS_PORT } from '../development/demo-constants.js';
@@ -26,8 +27,11 @@ export const USAGE = `Usage:
   npm run wallet -- issuer-info [--json] [--data-dir <dir>]
   npm run wallet -- revoke|suspend|reinstate [--user <n>] [--format <format>] [--data-dir <dir>]
 
-The first run creates a development issuer and a holder in ./data/test-wallet and issues the holder one
-credential of each format. While it answers a link it serves the status lists on 127.0.0.1:8500.`;
+Data directory: --data-dir, else $DATA_DIR/test-wallet when DATA_DIR is set (as for the server), else
+./data/test-wallet. The development issuer there is created by the first of the server (npm start) and the
+wallet to need it. The first run of each persona (--user, default 1: alice) gives it its own holder key and
+issues it one credential of each format with its claims (the embedded provider's user of the same number).
+While it answers a link it serves the status lists on 127.0.0.1:8500.`;
 
 function integer(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -36,7 +40,13 @@ function integer(name: string, value: string | undefined, fallback: number): num
   return parsed;
 }
 
-export function parseCliArguments(argv: string[]): CliArguments {
+/** The data directory the server's development profile uses for the test wallet: `<DATA_DIR>/test-wallet`. */
+export function defaultDataDir(env: Record<string, string | undefined>): string {
+  const base = env.DATA_DIR?.replace(/\/$/, '');
+  return base ? join(base, 'test-wallet') : DEFAULT_WALLET_DATA_DIR;
+}
+
+export function parseCliArguments(argv: string[], env: Record<string, string | undefined> = process.env): CliArguments {
   let parsed;
   try {
     parsed = parseArgs({
@@ -73,7 +83,7 @@ export function parseCliArguments(argv: string[]): CliArguments {
     command,
     user: integer('user', values.user, 1),
     format: values.format as CredentialFormat | undefined,
-    dataDir: values['data-dir'] ?? DEFAULT_WALLET_DATA_DIR,
+    dataDir: values['data-dir'] ?? defaultDataDir(env),
     statusPort: integer('status-port', values['status-port'], DEVELOPMENT_STATUS_PORT),
     trustAnchorFiles: values['trust-anchor'] ?? [],
     lingerSeconds: integer('linger', values.linger, 0),
