@@ -1,6 +1,7 @@
 import type { Clock, Platform } from '@tessera/platform';
 import type { StatusListsConfig } from './config.js';
-import { EntryAllocator } from './allocation/entry-allocator.js';
+import { EntryAllocator } from './entries/entry-allocator.js';
+import { EntryUpdater } from './entries/entry-updater.js';
 import { ListPublisher } from './publication/list-publisher.js';
 
 /** What the routes, commands and the issuance hook of the status-list context share (one per platform). */
@@ -10,6 +11,7 @@ export interface StatusListServices {
   clock: Clock;
   publisher: ListPublisher;
   allocator: EntryAllocator;
+  updater: EntryUpdater;
   /** The tenant's public base URL of this role, without a trailing slash. */
   baseUrlOf(tenantId: string): string;
   /** The public URI of a list: what credentials carry and where GET serves it. */
@@ -37,6 +39,7 @@ export function statusListServices(platform: Platform, config: StatusListsConfig
         onRollover: (from, to) =>
           platform.logger.info({ list_id: from, next_list_id: to }, 'status list full; rolled over'),
       }),
+      updater: new EntryUpdater({ db: platform.db, clock: platform.clock }),
       baseUrlOf,
       uriOf,
     };

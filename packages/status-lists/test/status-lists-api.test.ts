@@ -230,6 +230,31 @@ describe.each(DATABASE_KINDS)('status lists through the API (%s)', (kind) => {
     expect(outside.json().error_description).toContain('out of the range');
   });
 
+  it('applies concurrent changes of neighbouring entries (same bytes) without losing any', async () => {
+    await createList(bed, 'neighbours', {
+      length: 16,
+      oauthStatusList: { bitsPerStatus: 2 },
+      statusPurpose: 'suspension',
+    });
+    const entries = await Promise.all(Array.from({ length: 16 }, () => allocate(bed, 'neighbours')));
+    const results = await Promise.all(
+      entries.map((e, i) => setStatus(bed, 'neighbours', e.index, i % 2 === 0 ? 'suspended' : 3)),
+    );
+    expect(results.every((r) => r.previous.value === 0)).toBe(true);
+    const list = getListFromStatusListJWT(await published(bed, 'neighbours'));
+    entries.forEach((e, i) => expect(list.getStatus(e.index)).toBe(i % 2 === 0 ? 2 : 3));
+    // Two changes of one entry at once: the second sees the first's value as its previous one.
+    const [first, second] = await Promise.all([
+      setStatus(bed, 'neighbours', entries[0]!.index, 'valid'),
+      setStatus(bed, 'neighbours', entries[0]!.index, 1),
+    ]);
+    // In whichever order they were applied, the later one saw the earlier one's value.
+    const chained =
+      (first.previous.value === 2 && second.previous.value === first.value) ||
+      (second.previous.value === 2 && first.previous.value === second.value);
+    expect(chained).toBe(true);
+  });
+
   it('rolls over to a new list of the same configuration when full; indexes never repeat', async () => {
     await createList(bed, 'small', { length: 8, type: 'BitstringStatusList' });
     const entries = [];

@@ -6,7 +6,7 @@ export const ALLOCATE_STATUS_ENTRY = 'status-list.allocate-entry';
 
 /**
  * POST /vc/status-lists/{listId}/entries (issue 16 §3): an index for a new credential in the newest list of the
- * series `listId` belongs to (allocation/entry-allocator.ts: unique across replicas, random-looking, never reused,
+ * series `listId` belongs to (entries/entry-allocator.ts: unique across replicas, random-looking, never reused,
  * rolling over to a new list of the same configuration when full). The entry names the list it was allocated in,
  * in the shapes credentials carry.
  */

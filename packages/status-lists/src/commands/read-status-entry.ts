@@ -1,9 +1,10 @@
 import { defineCommand } from '@tessera/platform';
 import { listNotFound } from '../domain/errors.js';
 import { statusInByte, statusPosition } from '../domain/status-bits.js';
-import { getListWithStatusByte } from '../storage/list-rows.js';
+import { checkAllocated } from '../entries/allocated.js';
+import { getList, getStatusByte } from '../storage/list-rows.js';
 import type { StatusListServices } from '../services.js';
-import { checkAllocated, entryStatus, type EntryStatus } from './entry-status.js';
+import { entryStatus, type EntryStatus } from './entry-status.js';
 
 export const READ_STATUS_ENTRY = 'status-list.read-entry';
 
@@ -14,12 +15,12 @@ export const readStatusEntry = (s: StatusListServices) =>
     access: 'read',
     businessIds: (input) => ({ listId: input.listId, index: String(input.index) }),
     async run(ctx, { listId, index }) {
-      const found = await s.platform.db.withTenantSession(ctx.tenantId, (sql) =>
-        getListWithStatusByte(sql, listId, index, { lock: false }),
-      );
-      if (!found) throw listNotFound();
-      checkAllocated(found.list, index);
-      const value = statusInByte(found.byte, statusPosition(index, found.list.bits));
-      return entryStatus(s, ctx.tenantId, found.list, index, value);
+      const { list, byte } = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        const found = await getList(sql, listId);
+        if (!found) throw listNotFound();
+        checkAllocated(found, index);
+        return { list: found, byte: await getStatusByte(sql, found, statusPosition(index, found.bits).byte) };
+      });
+      return entryStatus(s, ctx.tenantId, list, index, statusInByte(byte, statusPosition(index, list.bits)));
     },
   });

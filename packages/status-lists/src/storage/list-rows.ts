@@ -159,49 +159,57 @@ export async function getList(sql: Sql, listId: string): Promise<StoredList | nu
   return rows.rows[0] ? toList(rows.rows[0]) : null;
 }
 
-/** The list and the byte that holds the status of `index` (0 when its chunk was never written). */
-export async function getListWithStatusByte(
-  sql: Sql,
-  listId: string,
-  index: number,
-  options: { lock: boolean },
-): Promise<{ list: StoredList; byte: number } | null> {
-  // The byte position is computed from the row's own bits; an index past the list finds no chunk (byte 0) and is
-  // refused by the caller, which checks the range against the row.
-  const rows = await sql.query<ListRow & { byte: number | null }>(
-    `SELECT ${COLUMNS},
-            (SELECT get_byte(c.bytes, (($2::bigint * l.bits / 8) % ${CHUNK_BYTES})::int)
-               FROM status_list_chunks c
-              WHERE c.tenant_id = l.tenant_id AND c.list_id = l.list_id
-                AND c.chunk_no = ($2::bigint * l.bits / 8 / ${CHUNK_BYTES})::int) AS byte
-       FROM status_lists l WHERE l.list_id = $1${options.lock ? ' FOR UPDATE OF l' : ''}`,
-    [listId, index],
-  );
-  const row = rows.rows[0];
-  return row ? { list: toList(row), byte: Number(row.byte ?? 0) } : null;
+/** The list row, locked against every other writer of its statuses and counter until the transaction ends. */
+export async function lockList(sql: Sql, listId: string): Promise<StoredList | null> {
+  const rows = await sql.query<ListRow>(`SELECT ${COLUMNS} FROM status_lists l WHERE l.list_id = $1 FOR UPDATE`, [
+    listId,
+  ]);
+  return rows.rows[0] ? toList(rows.rows[0]) : null;
 }
 
-/** Writes one byte of the statuses and moves the list's version (so the next read signs again). */
-export async function writeStatusByte(
+/** The byte that holds the status of `index` (0 when its chunk was never written). */
+export async function getStatusByte(sql: Sql, list: StoredList, bytePosition: number): Promise<number> {
+  const rows = await sql.query<{ byte: number }>(
+    `SELECT get_byte(bytes, $3) AS byte FROM status_list_chunks WHERE list_id = $1 AND chunk_no = $2`,
+    [list.listId, Math.floor(bytePosition / CHUNK_BYTES), bytePosition % CHUNK_BYTES],
+  );
+  return Number(rows.rows[0]?.byte ?? 0);
+}
+
+/** Whole chunks by number (absent ones are not returned: they are zeros). */
+export async function getChunks(
   sql: Sql,
   listId: string,
-  bytePosition: number,
-  value: number,
-  now: Date,
-): Promise<string> {
-  const chunk = Math.floor(bytePosition / CHUNK_BYTES);
-  const offset = bytePosition % CHUNK_BYTES;
-  const rows = await sql.query<{ version: string }>(
-    `WITH chunk AS (
-       INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
-       VALUES ($1, $2, set_byte(decode(repeat('00', ${CHUNK_BYTES}), 'hex'), $3, $4))
-       ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = set_byte(status_list_chunks.bytes, $3, $4)
-       RETURNING 1)
-     UPDATE status_lists SET version = version + 1, updated_at = $5 WHERE list_id = $1
-     RETURNING version::text AS version`,
-    [listId, chunk, offset, value, now],
+  chunkNos: readonly number[],
+): Promise<Map<number, Uint8Array>> {
+  const rows = await sql.query<{ chunk_no: number; bytes: Uint8Array }>(
+    `SELECT chunk_no, bytes FROM status_list_chunks WHERE list_id = $1 AND chunk_no = ANY($2::int[])`,
+    [listId, chunkNos],
   );
-  return String(rows.rows[0]!.version);
+  return new Map(rows.rows.map((r) => [Number(r.chunk_no), new Uint8Array(r.bytes)]));
+}
+
+/**
+ * Writes whole chunks and moves the list's version once (so the next read signs again), in one statement. The
+ * caller holds the list row (lockList), so no other writer changed these chunks since it read them.
+ */
+export async function writeChunks(
+  sql: Sql,
+  listId: string,
+  chunks: ReadonlyMap<number, Uint8Array>,
+  now: Date,
+): Promise<void> {
+  const numbers = [...chunks.keys()];
+  const hex = numbers.map((n) => Buffer.from(chunks.get(n)!).toString('hex'));
+  await sql.query(
+    `WITH written AS (
+       INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
+       SELECT $1, n, decode(h, 'hex') FROM unnest($2::int[], $3::text[]) AS c(n, h)
+       ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = EXCLUDED.bytes
+       RETURNING 1)
+     UPDATE status_lists SET version = version + 1, updated_at = $4 WHERE list_id = $1`,
+    [listId, numbers, hex, now],
+  );
 }
 
 /** Every written chunk of the list, in order. */
