@@ -4,6 +4,7 @@ import {
   ConfigError,
   createPlatform,
   createRoleApp,
+  registerAuditRoutes,
   type Platform,
   type RoleApp,
   type RoleName,
@@ -40,6 +41,27 @@ export function serviceNameFor(roles: readonly RoleName[]): string {
   return roles.length === 1 ? ROLES[roles[0]!].serviceName : 'tessera';
 }
 
+/**
+ * The management listener of the process (issue 13 §3; 001 §4.5 "every container, not for the public gateway"):
+ * /health, /ready, /version and /metrics for every role of the process, and the audit API, on
+ * `server.managementHost` (loopback by default) and `server.ports.management` (9000).
+ */
+async function startManagementListener(platform: Platform, config: ServerConfig, ephemeral: boolean) {
+  const app = await createRoleApp(platform, {
+    role: 'management',
+    title: 'Tessera management',
+    family: 'oauth',
+    operational: 'all',
+  });
+  registerAuditRoutes(app, platform);
+  const url = await app.listen({
+    host: config.server.managementHost,
+    port: ephemeral ? 0 : config.server.ports.management,
+  });
+  platform.logger.info({ role: 'management', url }, 'listening');
+  return { app, url };
+}
+
 /** Starts the platform and every configured role in this process. */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const roles = [...new Set(config.roles)];
@@ -71,13 +93,16 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     }
     for (const role of roles) {
       for (const listener of ROLES[role].listeners(config)) {
-        const app = await createRoleApp(platform, { role: listener.name, ...listener.app });
+        // A role listener faces the gateway: /health only; the rest is on the management listener (issue 13 §3).
+        const app = await createRoleApp(platform, { role: listener.name, operational: 'health', ...listener.app });
         await listener.register(app, platform, contexts);
         const url = await app.listen({ host: config.server.host, port: options.ephemeralPorts ? 0 : listener.port });
         apps.set(listener.name, { app, url });
         platform.logger.info({ role: listener.name, url }, 'listening');
       }
     }
+    const management = await startManagementListener(platform, config, options.ephemeralPorts === true);
+    apps.set('management', management);
     if (development.startDemoRelyingParty) {
       const { startDemoRelyingParty } = await import('@tessera/demo-rp');
       const rp = await startDemoRelyingParty({

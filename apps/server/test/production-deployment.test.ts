@@ -159,11 +159,18 @@ describe('production deployment: separate processes, PostgreSQL, Redis', () => {
     expect(loadServerConfig({ env: { ...env } }).tokenService.clients.library.scopes).toContain('service_id');
 
     const start = async (name: string, roles: string, ports: Record<string, number>) => {
+      // Each process has its own management listener (issue 13 §3), where its readiness is asked.
+      const management = await freePort();
       const portEnv = Object.fromEntries(
-        Object.entries(ports).map(([key, port]) => [`TESSERA_SERVER__PORTS__${key}`, String(port)]),
+        Object.entries({ ...ports, MANAGEMENT: management }).map(([key, port]) => [
+          `TESSERA_SERVER__PORTS__${key}`,
+          String(port),
+        ]),
       );
       const urls = Object.values(ports).map((port) => `http://127.0.0.1:${port}`);
-      processes.push(await startServerProcess(name, { ...env, ...portEnv, ROLES: roles }, urls));
+      processes.push(
+        await startServerProcess(name, { ...env, ...portEnv, ROLES: roles }, [`http://127.0.0.1:${management}`]),
+      );
       return urls[0]!;
     };
     // The first process applies the migrations; the others find them applied (and would wait on the lock).

@@ -18,22 +18,41 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 /** Issue 2, "How it must show": start on embedded defaults, every port answers, data survives a restart. */
 describe('server start on embedded defaults', () => {
-  it('starts every role, each port answers /health, /ready, /version and /metrics, and data survives a restart', async () => {
+  it('starts every role (health on role ports, the operational endpoints on the management listener), and data survives a restart', async () => {
     const dir = tempDir();
     const config = () => loadServerConfig({ env: { DATA_DIR: dir, NODE_ENV: 'development' } });
     const logs = new LogCapture();
     let server: RunningServer | undefined = await startServer(config(), { ephemeralPorts: true, logDestination: logs });
     try {
-      expect([...server.apps.keys()].sort()).toEqual(['bridge', 'portal', 'token-external', 'token-internal']);
-      for (const [, { url }] of server.apps) {
+      expect([...server.apps.keys()].sort()).toEqual([
+        'bridge',
+        'management',
+        'portal',
+        'token-external',
+        'token-internal',
+      ]);
+      // Role listeners face the gateway: /health only (issue 13 §3).
+      for (const [name, { url }] of server.apps) {
+        if (name === 'management') continue;
         expect((await fetch(`${url}/health`)).status).toBe(200);
-        const ready = await fetch(`${url}/ready`);
-        expect(ready.status).toBe(200);
-        expect(await (await fetch(`${url}/version`)).json()).toHaveProperty('version');
-        const metrics = await fetch(`${url}/metrics`);
-        expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
-        expect(await metrics.text()).toContain('http_requests_total');
+        for (const path of ['/ready', '/version', '/metrics', '/api/v1/audit/events'])
+          expect((await fetch(`${url}${path}`)).status).toBe(404);
       }
+      // 000 §4.5: the bridge's /health carries its readiness as booleans.
+      expect(await (await fetch(`${server.apps.get('bridge')!.url}/health`)).json()).toMatchObject({
+        status: 'ok',
+        checks: { database: true, keys: true, jobs: true },
+      });
+      // The management listener, on loopback, serves the operational endpoints of every role and the audit API.
+      const management = server.apps.get('management')!.url;
+      expect(new URL(management).hostname).toBe('127.0.0.1');
+      expect((await fetch(`${management}/health`)).status).toBe(200);
+      expect((await fetch(`${management}/ready`)).status).toBe(200);
+      expect(await (await fetch(`${management}/version`)).json()).toHaveProperty('version');
+      const metrics = await fetch(`${management}/metrics`);
+      expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
+      expect(await metrics.text()).toContain('http_requests_total');
+      expect((await fetch(`${management}/api/v1/audit/events?tenant=demo`)).status).toBe(401);
       expect(await (await fetch(`${server.apps.get('portal')!.url}/api/health`)).json()).toEqual({ status: 'ok' });
       // Development defaults are announced in the log.
       const announced = logs
@@ -86,7 +105,7 @@ describe('server start on embedded defaults', () => {
     } finally {
       await server?.close();
     }
-  });
+  }, 120_000); // two starts on a fresh embedded database
 
   it('starts only the roles it is given', async () => {
     const server = await startServer(loadServerConfig({ env: { DATA_DIR: tempDir(), ROLES: 'bridge' } }), {
@@ -94,7 +113,7 @@ describe('server start on embedded defaults', () => {
       logDestination: new LogCapture(),
     });
     try {
-      expect([...server.apps.keys()]).toEqual(['bridge']);
+      expect([...server.apps.keys()]).toEqual(['bridge', 'management']);
     } finally {
       await server.close();
     }

@@ -35,6 +35,7 @@ describe('signing key rotation by the operator', () => {
       TESSERA_TOKEN_SERVICE__ISSUER: issuer,
       TESSERA_SERVER__PORTS__TOKEN_INTERNAL: String(port),
       TESSERA_SERVER__PORTS__TOKEN_EXTERNAL: String(await freePort()),
+      TESSERA_SERVER__PORTS__MANAGEMENT: String(await freePort()),
       HOST: '127.0.0.1',
       ROLES: 'token',
     });

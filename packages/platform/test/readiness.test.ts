@@ -20,6 +20,8 @@ describe('readiness follows the database (postgres)', () => {
   let proxy: TcpProxy;
   let platform: Platform;
   let app: RoleApp;
+  let bridgeLike: RoleApp;
+  let gatewayFacing: RoleApp;
   let drop: () => Promise<void>;
 
   beforeAll(async () => {
@@ -46,9 +48,23 @@ describe('readiness follows the database (postgres)', () => {
         .then((r) => r.rows[0]),
     );
     await app.ready();
+    bridgeLike = await createRoleApp(platform, {
+      role: 'bridge',
+      title: 'Bridge',
+      family: 'oauth',
+      operational: 'health-readiness',
+    });
+    gatewayFacing = await createRoleApp(platform, {
+      role: 'token',
+      title: 'Token',
+      family: 'oauth',
+      operational: 'health',
+    });
   });
 
   afterAll(async () => {
+    await bridgeLike?.close();
+    await gatewayFacing?.close();
     await app?.close();
     await platform?.close();
     await proxy?.close();
@@ -76,5 +92,34 @@ describe('readiness follows the database (postgres)', () => {
     }
     expect(status).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/data' })).statusCode).toBe(200);
+  });
+
+  it('a role listener facing the gateway serves /health only; the bridge reports readiness as booleans without error text (issue 13 §3)', async () => {
+    for (const path of ['/ready', '/version', '/metrics'])
+      expect((await gatewayFacing.inject({ method: 'GET', url: path })).statusCode).toBe(404);
+    expect((await gatewayFacing.inject({ method: 'GET', url: '/health' })).json()).toEqual({ status: 'ok' });
+
+    const healthy = await bridgeLike.inject({ method: 'GET', url: '/health' });
+    expect(healthy.statusCode).toBe(200);
+    expect(healthy.json()).toEqual({ status: 'ok', checks: { database: true, keys: true, tenants: true, jobs: true } });
+
+    await proxy.cut();
+    try {
+      const down = await bridgeLike.inject({ method: 'GET', url: '/health' });
+      expect(down.statusCode).toBe(503);
+      expect(down.json()).toMatchObject({ status: 'unavailable', checks: { database: false } });
+      // Booleans only: nothing of the failure's text reaches a caller of a public port.
+      expect(Object.values(down.json().checks as Record<string, unknown>).every((v) => typeof v === 'boolean')).toBe(
+        true,
+      );
+    } finally {
+      await proxy.restore();
+    }
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 200; i++) {
+      status = (await bridgeLike.inject({ method: 'GET', url: '/health' })).statusCode;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(status).toBe(200);
   });
 });

@@ -1,4 +1,3 @@
-import { registerAuditRoutes } from '@tessera/platform';
 import { registerBridgeRoutes } from '@tessera/bridge';
 import type { RoleDefinition } from './role.js';
 
@@ -10,9 +9,9 @@ export const bridgeRole: RoleDefinition = {
     {
       name: 'bridge',
       port: config.server.ports.bridge,
-      app: { title: 'Tessera bridge', family: 'oauth' },
+      // 000 §4.5: the bridge's /health reports its readiness (database, key management, cleanup jobs) as booleans.
+      app: { title: 'Tessera bridge', family: 'oauth', operational: 'health-readiness' },
       register: async (app, platform, contexts) => {
-        registerAuditRoutes(app, platform);
         const services = contexts.bridge();
         await registerBridgeRoutes(app, platform, {
           config: services.config,

@@ -1,4 +1,3 @@
-import { registerAuditRoutes } from '@tessera/platform';
 import { registerTokenServiceRoutes } from '@tessera/token-service';
 import type { RoleDefinition } from './role.js';
 
@@ -14,10 +13,7 @@ export const tokenRole: RoleDefinition = {
       name: 'token-internal',
       port: config.server.ports.tokenInternal,
       app: { title: 'Tessera token service (internal)', family: 'oauth' },
-      register: async (app, platform, contexts) => {
-        registerAuditRoutes(app, platform);
-        await registerTokenServiceRoutes(app, await contexts.token());
-      },
+      register: async (app, _platform, contexts) => registerTokenServiceRoutes(app, await contexts.token()),
     },
     {
       name: 'token-external',

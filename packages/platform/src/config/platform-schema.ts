@@ -51,6 +51,12 @@ export const PlatformConfigSchema = Type.Object(
     server: Type.Object(
       {
         host: Type.String({ default: '0.0.0.0' }),
+        /**
+         * Address of the management listener (/health, /ready, /version, /metrics, the audit API; issue 13 §3):
+         * loopback by default, so that only the machine, a sidecar or a port forward reaches it. Set it to the
+         * pod address (or 0.0.0.0) for a scraper on the cluster network.
+         */
+        managementHost: Type.String({ default: '127.0.0.1' }),
         /** Default ports per role (000 §1; 001 roles documented in docs/configuration.md). */
         ports: Type.Object(
           {
@@ -63,6 +69,8 @@ export const PlatformConfigSchema = Type.Object(
             statusLists: Port(8098),
             parties: Port(8100),
             signing: Port(8102),
+            /** The management listener of every process (001 §4.5 "not for the public gateway"). */
+            management: Port(9000),
             devIdp: Port(8300),
             demoRp: Port(8400),
           },

@@ -6,3 +6,4 @@ export { PostgresDatabase } from './postgres.js';
 export { PgliteDatabase } from './pglite.js';
 export { RUNTIME_ROLE } from './runtime-role.js';
 export * from './tenant-batcher.js';
+export * from './reachability.js';

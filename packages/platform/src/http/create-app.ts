@@ -22,7 +22,7 @@ import type { PlatformRouteConfig, RequestState } from './types.js';
 import type { Platform } from '../platform.js';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler } from './error-handler.js';
 import { recordTrustRefusal } from './authentication-events.js';
-import { registerOperationalRoutes, type ReadinessCheck } from './operational-routes.js';
+import { registerOperationalRoutes, type OperationalSet, type ReadinessCheck } from './operational-routes.js';
 import './types.js';
 
 export interface RoleAppOptions {
@@ -33,6 +33,12 @@ export interface RoleAppOptions {
   family: ApiFamily;
   /** Extra readiness checks of the role (besides database, keys, tenants and jobs). */
   readiness?: ReadinessCheck[];
+  /**
+   * Which operational endpoints the app serves (issue 13 §3): `all` (/health, /ready, /version, /metrics: the
+   * management listener, and a standalone app), `health` (a role listener: /health only), or `health-readiness`
+   * (a role listener whose /health reports its readiness as booleans: the bridge, 000 §4.5). Default `all`.
+   */
+  operational?: OperationalSet;
   /** Route prefixes that the OpenAPI document covers (default: every route except the operational ones). */
   bodyLimitBytes?: number;
 }
@@ -238,7 +244,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     return errorHandler(options.role, family, metrics)(new AppError('not_found', 'No such endpoint.'), request, reply);
   });
 
-  registerOperationalRoutes(app, platform, options.readiness ?? []);
+  registerOperationalRoutes(app, platform, options.readiness ?? [], options.operational ?? 'all');
   app.get('/openapi.json', { config: { tenant: 'none', rateLimit: false }, schema: { hide: true } }, async () =>
     app.swagger(),
   );

@@ -53,19 +53,47 @@ export function platformReadiness(platform: Platform): ReadinessCheck[] {
   ];
 }
 
+export type OperationalSet = 'all' | 'health' | 'health-readiness';
+
+async function runChecks(checks: ReadinessCheck[]) {
+  const results = await Promise.all(checks.map(async (c) => [c.name, await bounded(c)] as const));
+  return { ready: results.every(([, r]) => r.ok), results };
+}
+
 /**
- * GET /health (liveness), /ready (dependencies), /version, /metrics on every role's port (001 §4.5).
- * They resolve no tenant and are not rate limited: they are for the platform, not the public gateway.
+ * The operational endpoints (001 §4.5, "every container, not for the public gateway"). The management listener
+ * serves them all: GET /health (liveness), /ready (dependencies, with details), /version, /metrics. A role listener
+ * that faces the gateway serves /health only (issue 13 §3); the bridge's /health reports its readiness as booleans,
+ * without error text (000 §4.5: database, key management, cleanup jobs within twice their interval), 503 when one
+ * is false. They resolve no tenant and are not rate limited.
  */
-export function registerOperationalRoutes(app: RoleApp, platform: Platform, extra: ReadinessCheck[]): void {
+export function registerOperationalRoutes(
+  app: RoleApp,
+  platform: Platform,
+  extra: ReadinessCheck[],
+  set: OperationalSet = 'all',
+): void {
   const ops = { tenant: 'none' as const, rateLimit: false as const, auth: 'none' as const };
   const checks = [...platformReadiness(platform), ...extra];
 
-  app.get('/health', { config: ops, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  if (set === 'health-readiness') {
+    app.get('/health', { config: ops, schema: { hide: true } }, async (_request, reply) => {
+      const { ready, results } = await runChecks(checks);
+      return reply
+        .status(ready ? 200 : 503)
+        .header('cache-control', 'no-store')
+        .send({
+          status: ready ? 'ok' : 'unavailable',
+          checks: Object.fromEntries(results.map(([name, r]) => [name, r.ok])),
+        });
+    });
+  } else {
+    app.get('/health', { config: ops, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  }
+  if (set !== 'all') return;
 
   app.get('/ready', { config: ops, schema: { hide: true } }, async (_request, reply) => {
-    const results = await Promise.all(checks.map(async (c) => [c.name, await bounded(c)] as const));
-    const ready = results.every(([, r]) => r.ok);
+    const { ready, results } = await runChecks(checks);
     return reply
       .status(ready ? 200 : 503)
       .header('cache-control', 'no-store')

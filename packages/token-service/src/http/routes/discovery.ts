@@ -1,4 +1,4 @@
-import type { RoleApp } from '@tessera/platform';
+import { AppError, DatabaseReachability, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
 
 /**
@@ -57,10 +57,17 @@ export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): R
 
 export function registerDiscoveryRoutes(app: RoleApp, ctx: TokenServiceContext): void {
   const config = { family: 'oauth' as const, auth: 'none' as const };
+  // 000 §4.5: discovery "answers 200 when healthy", so a load balancer that probes it takes a replica whose
+  // database is unreachable out of rotation (issue 13 §3).
+  const database = new DatabaseReachability(ctx.platform.db);
   for (const path of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
-    app.get(path, { config, schema: { tags: ['discovery'] } }, async (request, reply) =>
-      reply.header('cache-control', 'public, max-age=300').send(discoveryDocument(ctx, request.state.tenantId!)),
-    );
+    app.get(path, { config, schema: { tags: ['discovery'] } }, async (request, reply) => {
+      if (!(await database.reachable()))
+        throw new AppError('service_unavailable', 'The authorization server is temporarily unavailable.', {
+          headers: { 'retry-after': '5' },
+        });
+      return reply.header('cache-control', 'public, max-age=300').send(discoveryDocument(ctx, request.state.tenantId!));
+    });
   }
   app.get('/.well-known/jwks.json', { config, schema: { tags: ['discovery'] } }, async (request, reply) =>
     reply.header('cache-control', 'public, max-age=300').send(await ctx.signer.jwks(request.state.tenantId!)),
