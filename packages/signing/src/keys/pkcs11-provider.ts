@@ -209,10 +209,14 @@ function publicKeyOf(object: graphene.SessionObject, providerKid: string): Provi
     kind = 'RSA';
     jwk = { kty: 'RSA', n: modulus.toString('base64url'), e: publicExponent.toString('base64url') };
   } else if (type === graphene.KeyType.EC) {
-    const { paramsEC, pointEC } = key.getAttribute({ paramsEC: null, pointEC: null }) as {
-      paramsEC: Buffer;
+    // CKA_EC_PARAMS has the value of CKA_ECDSA_PARAMS: graphene answers it under the older name.
+    const attributes = key.getAttribute({ paramsEC: null, pointEC: null }) as {
+      paramsEC?: Buffer;
+      paramsECDSA?: Buffer;
       pointEC: Buffer;
     };
+    const paramsEC = attributes.paramsEC ?? attributes.paramsECDSA ?? Buffer.alloc(0);
+    const pointEC = attributes.pointEC;
     const crv = CURVE_OIDS[paramsEC.toString('hex')];
     if (!crv) return null;
     // CKA_EC_POINT is the DER OCTET STRING of the uncompressed point 04 || x || y.

@@ -38,7 +38,11 @@ export async function startSigningBed(
   const t = await createTestPlatform(kind, {
     migrations: [...platformMigrations, ...signingMigrations],
     overrides: {
-      auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
+      auth: {
+        issuers: [
+          { issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: ['demo', 'beta'] },
+        ],
+      },
       rateLimit: { enabled: false },
     },
   });

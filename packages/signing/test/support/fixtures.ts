@@ -1,5 +1,6 @@
 import { createCipheriv, createHash } from 'node:crypto';
 import { deflateSync as zlibDeflate } from 'node:zlib';
+import type { PDFRef } from 'pdf-lib';
 import {
   PDFArray,
   PDFDict,
@@ -7,7 +8,6 @@ import {
   PDFHexString,
   PDFName,
   PDFRawStream,
-  PDFRef,
   PDFStream,
   PDFString,
   type PDFObject,
