@@ -57,6 +57,26 @@ function where(filter: PartyFilter, params: unknown[]): string {
   return conditions.join(' AND ');
 }
 
+/**
+ * The statement of a list page (exported for the benchmark, which runs the very same statement through the driver):
+ * live parties matching the filter in display-name order, one row more than the page to tell whether more follow;
+ * with `withTotal` the matches are counted in the same statement.
+ */
+export function listStatement(filter: PartyFilter, page: PageRequest): { text: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const conditions = where(filter, params);
+  const limit = `$${params.push(page.limit + 1)}`;
+  const offset = `$${params.push(page.offset)}`;
+  const text = page.withTotal
+    ? `WITH matched AS (SELECT ${PARTY_COLUMNS} FROM parties p WHERE ${conditions}),
+            counted AS (SELECT count(*)::int AS total FROM matched),
+            paged AS (SELECT * FROM matched ORDER BY display_name, id LIMIT ${limit} OFFSET ${offset})
+       SELECT counted.total, paged.* FROM counted LEFT JOIN paged ON true ORDER BY paged.display_name, paged.id`
+    : `SELECT ${PARTY_COLUMNS} FROM parties p WHERE ${conditions}
+        ORDER BY p.display_name, p.id LIMIT ${limit} OFFSET ${offset}`;
+  return { text, params };
+}
+
 export const partyStore = {
   async insert(sql: Sql, id: string, columns: PartyColumns, now: Date): Promise<PartyRecord> {
     const result = await sql.query<PartyRow>(
@@ -166,22 +186,9 @@ export const partyStore = {
     return result.rowCount === 1;
   },
 
-  /**
-   * A page of live parties matching the filter, in display-name order, in one statement: one row more than the
-   * page tells whether more follow; with `withTotal` the matches are counted in the same statement.
-   */
+  /** A page of live parties matching the filter, in one statement (listStatement). */
   async list(sql: Sql, filter: PartyFilter, page: PageRequest): Promise<PartyPage> {
-    const params: unknown[] = [];
-    const conditions = where(filter, params);
-    const limit = `$${params.push(page.limit + 1)}`;
-    const offset = `$${params.push(page.offset)}`;
-    const text = page.withTotal
-      ? `WITH matched AS (SELECT ${PARTY_COLUMNS} FROM parties p WHERE ${conditions}),
-              counted AS (SELECT count(*)::int AS total FROM matched),
-              paged AS (SELECT * FROM matched ORDER BY display_name, id LIMIT ${limit} OFFSET ${offset})
-         SELECT counted.total, paged.* FROM counted LEFT JOIN paged ON true ORDER BY paged.display_name, paged.id`
-      : `SELECT ${PARTY_COLUMNS} FROM parties p WHERE ${conditions}
-          ORDER BY p.display_name, p.id LIMIT ${limit} OFFSET ${offset}`;
+    const { text, params } = listStatement(filter, page);
     const result = await sql.query<PartyRow & { total?: number }>(text, params);
     const rows = result.rows.filter((r) => r.id !== null);
     const total = page.withTotal ? (result.rows[0]?.total ?? 0) : undefined;
