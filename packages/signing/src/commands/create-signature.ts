@@ -47,7 +47,9 @@ export interface SignatureOutput {
 export const createSignature = (s: SigningServices) =>
   defineCommand<CreateSignatureInput, SignatureOutput>({
     id: CREATE_SIGNATURE,
-    access: 'write',
+    // Any principal of the tenant passes the platform policy; who may sign with which key is decided by the key
+    // entry's access restrictions, checked below on every signature (issue 21 §5).
+    access: 'read',
     businessIds: (input, output): Record<string, string> =>
       output
         ? { ...output.audit }

@@ -44,11 +44,15 @@ export interface Caller {
 }
 
 /**
- * Whether `caller` may use `entry` for `permission` (issue 21 §5): the subject level keeps the entry to its creator;
+ * Why `caller` may not use `entry` for `permission`, or null (issue 21 §5): the subject level keeps the entry to its
+ * creator;
  * role restrictions, when any are set, require one of the caller's roles with that permission (SIGN covers READ).
  */
 export function accessDecision(entry: KeyEntryRecord, caller: Caller, permission: Permission): string | null {
-  if (entry.access.accessLevel === 'SUBJECT' && entry.access.subjectId !== caller.subjectId) return 'subject_only';
+  const isSubject = entry.access.subjectId === caller.subjectId;
+  if (entry.access.accessLevel === 'SUBJECT' && !isSubject) return 'subject_only';
+  // The subject that created the entry may always read it; signing follows the role restrictions.
+  if (permission === 'READ' && isSubject) return null;
   const restrictions = entry.access.roleRestrictions;
   if (restrictions.length === 0) return null;
   const granted = restrictions.some(
