@@ -66,12 +66,6 @@ export class ListPublisher {
     return signed;
   }
 
-  /** Stores the form signed at creation, so the first read serves it. */
-  async store(tenantId: string, list: StoredList, publication: StoredPublication): Promise<void> {
-    await this.deps.db.withTenantSession(tenantId, (sql) => putPublication(sql, publication));
-    this.remember(`${tenantId}\n${list.listId}`, toPublication(publication, list.type, list.ttlSeconds));
-  }
-
   private signOnce(key: string, tenantId: string, listId: string): Promise<Publication> {
     let pending = this.inflight.get(key);
     if (!pending) {
