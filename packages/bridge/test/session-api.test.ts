@@ -359,6 +359,11 @@ describe.each(DATABASE_KINDS)('session API (%s)', (kind) => {
     expect(html).toContain(`href="${requestUri.replaceAll('&', '&amp;')}"`);
     expect(html).toContain('aria-live="polite"');
     expect(html).toContain('setTimeout(poll, 2000)');
+    // The portal's stylesheet and icon (issue 14 §7), admitted by the CSP from the portal's origin only.
+    expect(html).toContain('<link rel="stylesheet" href="http://127.0.0.1:3000/assets/portal.css">');
+    expect(html).toContain('<link rel="icon" href="http://127.0.0.1:3000/favicon.ico">');
+    expect(csp).toMatch(/style-src 'nonce-[^']+' http:\/\/127\.0\.0\.1:3000;/);
+    expect(csp).toContain('img-src data: http://127.0.0.1:3000;');
     expect(html).not.toMatch(/demo/i);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)![1];
     expect(html).toContain(`<script nonce="${nonce}">`);

@@ -35,6 +35,11 @@ export interface PortalDeps {
   /** How long a login transaction (and its cookie) lives: the wallet wait plus an identity verification. */
   transactionTtlSeconds?: number;
   transactionKeyAlias?: string;
+  /**
+   * Display names of relying parties by client id (their `client_name`), shown on the sign-in page; a name the token
+   * service's check answers wins. Default none: the client id is shown.
+   */
+  clientDisplayNames?: Record<string, string>;
   /** The fetch used for service calls (default: the global one). */
   fetch?: typeof fetch;
 }
@@ -58,6 +63,7 @@ export interface PortalOptions {
   fetchTimeoutSeconds: number;
   transactionTtlSeconds: number;
   transactionKeyAlias: string;
+  clientDisplayNames: Readonly<Record<string, string>>;
   fetch: typeof fetch;
 }
 
@@ -111,6 +117,7 @@ export function resolvePortalOptions(deps: PortalDeps): PortalOptions {
     fetchTimeoutSeconds: positive('fetchTimeoutSeconds', deps.fetchTimeoutSeconds ?? 5, 0.1),
     transactionTtlSeconds: positive('transactionTtlSeconds', deps.transactionTtlSeconds ?? 1800, 60),
     transactionKeyAlias: deps.transactionKeyAlias ?? 'portal-login-transaction',
+    clientDisplayNames: Object.freeze({ ...deps.clientDisplayNames }),
     fetch: deps.fetch ?? fetch,
   };
 }

@@ -41,6 +41,7 @@ describe('wallet login: junk, refusal and the other format, through the portal (
         walletLogin: { ...settings.walletLogin, alternative: { format: 'jwt_vc_json', type: DEMO_VC_TYPE } },
         statusListCache: { allowPrivateNetworkOrigins: [statusServer.url] },
       },
+      portal: { clientDisplayNames: { 'demo-rp': 'Demo Library' } },
     });
     identityId = await seedIdentity(stack.platform, stack.identities);
   });
@@ -67,6 +68,19 @@ describe('wallet login: junk, refusal and the other format, through the portal (
     expect(end.url.startsWith(stack.rp.redirectUri)).toBe(true);
     return textOf(await end.response!.text(), 'id-token-claims')!;
   }
+
+  it('names the relying party by its display name, shows the link as text, serves favicon.ico', async () => {
+    const client = new HttpClient({ 'accept-language': 'en' });
+    const start = await client.follow(`${stack.rp.url}/login/wallet`, undefined, { method: 'POST' });
+    const page = await start.response!.text();
+    expect(page).toContain('You are signing in to Demo Library.');
+    expect(page).not.toContain('signing in to demo-rp');
+    expect(attributeOf(page, 'wallet-link', 'value')).toBe(attributeOf(page, 'open-in-wallet', 'href'));
+    const icon = await fetch(`${stack.portal.url}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/x-icon');
+    expect(Buffer.from(await icon.arrayBuffer()).subarray(0, 4)).toEqual(Buffer.from([0, 0, 1, 0]));
+  });
 
   it("a bystander's junk POST leaves the page waiting; the wallet's valid answer then signs in", async () => {
     const { client, requestUri, status } = await startSignin();

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { QrPageModel } from '../commands/get-qr-page.js';
+import type { PortalLook } from './portal-look.js';
 
 /**
  * The standalone QR page (000 §4.1 qrPageUri): the QR image with a text alternative, the same request as a link
  * for a wallet on this device, and the status read aloud as it changes (an ARIA live region), polled every 2
- * seconds until a terminal state or the expiry (000 §8). No tenant name, no personal data, no external resource;
- * a CSP nonce admits the one inline script.
+ * seconds until a terminal state or the expiry (000 §8). No tenant name, no personal data; the portal's stylesheet
+ * and icon (portal-look.ts) are its only external resources; a CSP nonce admits the one inline script.
  */
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -21,7 +22,7 @@ const STATUS_TEXT: Record<string, string> = {
   ERROR: 'The presentation was not accepted. Start the sign-in again.',
 };
 
-export function renderQrPage(model: QrPageModel, nonce: string): string {
+export function renderQrPage(model: QrPageModel, nonce: string, look: PortalLook): string {
   const statusUrl = `./${encodeURIComponent(model.sessionId)}/status`;
   return `<!doctype html>
 <html lang="en">
@@ -30,6 +31,7 @@ export function renderQrPage(model: QrPageModel, nonce: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>Sign in with your wallet</title>
+${look.head}
 <style nonce="${nonce}">
   body { font-family: system-ui, sans-serif; margin: 0; padding: 2rem 1rem; color: #111; background: #fff; }
   main { max-width: 28rem; margin: 0 auto; text-align: center; }
@@ -78,13 +80,13 @@ export function renderQrPage(model: QrPageModel, nonce: string): string {
 
 export const pageNonce = () => randomBytes(16).toString('base64');
 
-/** Only what the page uses: its own inline script and style, data: images, fetches to this origin. */
-export function qrPageCsp(nonce: string, frameAncestors: readonly string[]): string {
+/** Only what the page uses: its own inline script and style, the portal's stylesheet and icon, data: images, fetches to this origin. */
+export function qrPageCsp(nonce: string, frameAncestors: readonly string[], portalOrigin: string): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    'img-src data:',
+    `style-src 'nonce-${nonce}' ${portalOrigin}`,
+    `img-src data: ${portalOrigin}`,
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",

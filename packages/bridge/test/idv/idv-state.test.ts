@@ -10,6 +10,7 @@ import {
   newWallet,
   portalRedirect,
   SESSION_SECONDS,
+  PORTAL_URL,
   signInAtProvider,
   startIdvBed,
   unknownHolderSession,
@@ -46,6 +47,10 @@ describe.each(DATABASE_KINDS)('IDV state (%s)', (kind) => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     expect(res.body).toContain('not valid, has expired or has already been used');
+    // The portal's stylesheet (issue 14 §7), and no script.
+    expect(res.body).toContain(`<link rel="stylesheet" href="${PORTAL_URL}/assets/portal.css">`);
+    expect(res.headers['content-security-policy']).toContain(`style-src ${new URL(PORTAL_URL).origin};`);
+    expect(res.body).not.toContain('<script');
   }
 
   it('a tampered, truncated, foreign-format, missing or repeated state: 400, nothing changes, the genuine one then works', async () => {

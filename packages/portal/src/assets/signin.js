@@ -1,9 +1,25 @@
-/* global document, window, fetch, setTimeout */
+/* global document, window, fetch, setTimeout, navigator */
 // Follows a sign-in from the portal's sign-in and callback pages (000 §8: every 2 seconds, for a bounded number of
 // polls). It is the portal's only script, served from /assets so that the CSP needs no inline script. Every text it
 // shows comes from the server (the page's data attributes or the status answer), in the page's language.
 (() => {
   'use strict';
+  // The openid4vp:// link as text to copy (a wallet on another device, or a command-line wallet).
+  const link = document.getElementById('wallet-link');
+  const copy = document.getElementById('copy-link');
+  if (link && copy) {
+    copy.hidden = false;
+    link.addEventListener('focus', () => link.select());
+    copy.addEventListener('click', async () => {
+      link.select();
+      try {
+        await navigator.clipboard.writeText(link.value);
+        copy.textContent = copy.getAttribute('data-copied') || copy.textContent;
+      } catch {
+        // Without clipboard access the text stays selected for the person to copy.
+      }
+    });
+  }
   const box = document.getElementById('status');
   const text = document.getElementById('status-text');
   const restart = document.getElementById('restart');

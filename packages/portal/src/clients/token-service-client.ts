@@ -6,7 +6,14 @@ import type { ServiceTokenSource } from './service-token.js';
 
 /** The token service's verdict on an authorization request (its AuthorizationRequestVerdict). */
 export type RequestVerdict =
-  | { valid: true; clientId: string; redirectUri: string; codeChallenge: string }
+  | {
+      valid: true;
+      clientId: string;
+      /** The client's display name (`clientName` or `client_name` of the check answer), when the token service says it. */
+      clientName: string | null;
+      redirectUri: string;
+      codeChallenge: string;
+    }
   | { valid: false; error: string; description: string; redirectUri: string | null; state: string | null };
 
 /**
@@ -31,6 +38,7 @@ export class TokenServiceClient {
       return {
         valid: true,
         clientId: str(b.clientId)!,
+        clientName: str(b.clientName) ?? str(b.client_name) ?? null,
         redirectUri: str(b.redirectUri)!,
         codeChallenge: str(b.codeChallenge)!,
       };

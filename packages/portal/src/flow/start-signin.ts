@@ -9,7 +9,7 @@ export type StartOutcome =
   /** The client or redirect URI cannot be trusted: an error page, never a redirect (RFC 6749 §4.1.2.1, RFC 9700 §4.11.2). */
   | { kind: 'error_page'; error: string; description: string }
   | { kind: 'redirect'; location: string }
-  | { kind: 'page'; tx: LoginTransaction; setCookie: string; session: CreatedSession };
+  | { kind: 'page'; tx: LoginTransaction; setCookie: string; session: CreatedSession; clientName: string };
 
 /** Bound of the parameters' JSON, so that the cookie stays under the 4096 bytes browsers keep (RFC 6265 §6.1). */
 const MAX_PARAMS_JSON = 2400;
@@ -65,5 +65,7 @@ export async function startSignin(rt: PortalRuntime, ctx: CallContext, query: UR
     createdAt: now,
     expiresAt: now + rt.options.transactionTtlSeconds,
   };
-  return { kind: 'page', tx, setCookie: await rt.cookies.seal(tx), session };
+  // The relying party by its display name: the token service's, else the portal's configuration, else its id.
+  const clientName = verdict.clientName ?? rt.options.clientDisplayNames[verdict.clientId] ?? verdict.clientId;
+  return { kind: 'page', tx, setCookie: await rt.cookies.seal(tx), session, clientName };
 }

@@ -5,6 +5,8 @@ import type { RoleApp } from '@tessera/platform';
 const ASSETS = [
   { path: '/assets/signin.js', file: 'signin.js', type: 'text/javascript; charset=utf-8' },
   { path: '/assets/portal.css', file: 'portal.css', type: 'text/css; charset=utf-8' },
+  // Browsers ask for /favicon.ico on their own; the bridge's pages link it too.
+  { path: '/favicon.ico', file: 'favicon.ico', type: 'image/x-icon' },
 ];
 
 export function registerAssetRoutes(app: RoleApp): void {

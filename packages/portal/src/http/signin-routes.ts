@@ -54,7 +54,7 @@ export function registerSigninRoutes(app: RoleApp, rt: PortalRuntime): void {
       const body = signinPage({
         language,
         t,
-        clientId: outcome.tx.params.client_id ?? '',
+        clientName: outcome.clientName,
         qrCodeDataUri: outcome.session.qrCodeDataUri,
         requestUri: outcome.session.requestUri,
         poll,

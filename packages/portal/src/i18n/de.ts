@@ -6,6 +6,9 @@ export const de: Messages = {
   footer: 'Ihre Wallet teilt nur die Angaben, die diese Anmeldung erfragt.',
 
   signinTitle: 'Mit Ihrer Wallet anmelden',
+  signinLinkLabel: 'Oder kopieren Sie den Link in Ihre Wallet:',
+  signinCopyLink: 'Link kopieren',
+  signinLinkCopied: 'Link kopiert',
   signinClient: 'Sie melden sich bei {client} an.',
   signinScan: 'Scannen Sie den QR-Code mit Ihrer Wallet-App.',
   signinQrAlt:

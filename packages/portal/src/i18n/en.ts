@@ -7,6 +7,9 @@ export const en = {
   footer: 'Your wallet shares only the information this sign-in asks for.',
 
   signinTitle: 'Sign in with your wallet',
+  signinLinkLabel: 'Or copy the link into your wallet:',
+  signinCopyLink: 'Copy link',
+  signinLinkCopied: 'Link copied',
   signinClient: 'You are signing in to {client}.',
   signinScan: 'Scan the QR code with your wallet app.',
   signinQrAlt: 'QR code with your sign-in request. Scan it with your wallet app, or use the Open in wallet button.',

@@ -68,6 +68,7 @@ export function layout({ language, t, title, body, withScript }: PageInput): str
 <meta name="referrer" content="same-origin">
 <title>${title} – ${t('portalName')}</title>
 <link rel="stylesheet" href="/assets/portal.css">
+<link rel="icon" href="/favicon.ico">
 ${withScript ? markup`<script src="/assets/signin.js" defer></script>` : null}
 </head>
 <body>

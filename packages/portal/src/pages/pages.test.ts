@@ -21,7 +21,7 @@ describe('page markup', () => {
     const page = signinPage({
       language: 'de',
       t: translator('de'),
-      clientId: 'rp"><script>alert(1)</script>',
+      clientName: 'Bibliothek "><script>alert(1)</script>',
       qrCodeDataUri: 'data:image/png;base64,AAAA',
       requestUri: 'openid4vp://?client_id=x&request_uri=https%3A%2F%2Fv.example%2Fr',
       poll: { url: '/api/signin/status?tx=1&lang=de', intervalMs: 2000, maxPolls: 150, timeoutMessage: 'Zeit um' },
@@ -37,6 +37,12 @@ describe('page markup', () => {
     expect(page).not.toContain('<script>alert');
     expect(page.match(/<script/g)).toHaveLength(1);
     expect(page).toContain('<script src="/assets/signin.js" defer></script>');
+    // The relying party by its display name; the link also as text to copy (issue 14 §7).
+    expect(page).toContain('Sie melden sich bei Bibliothek &quot;&gt;&lt;script&gt;');
+    expect(page).toContain(
+      '<input id="wallet-link" class="link-text" type="text" readonly spellcheck="false" value="openid4vp://?client_id=x&amp;request_uri=https%3A%2F%2Fv.example%2Fr">',
+    );
+    expect(page).toContain('<link rel="icon" href="/favicon.ico">');
   });
 
   it('the identity-verification page explains the step and posts to the portal itself', () => {

@@ -30,7 +30,8 @@ export function statusBlock(
 export interface SigninPageInput {
   language: Language;
   t: Translate;
-  clientId: string;
+  /** The relying party's display name (its client_name, else its client id). */
+  clientName: string;
   qrCodeDataUri: string;
   requestUri: string;
   poll: PollSettings;
@@ -40,13 +41,16 @@ export interface SigninPageInput {
 /** flows.md step 3: the QR (`qrCodeDataUri`), the deep link, and the status that follows the session. */
 export function signinPage(input: SigninPageInput): string {
   const { t } = input;
-  const body = markup`<p>${t('signinClient', { client: input.clientId })}</p>
+  const body = markup`<p>${t('signinClient', { client: input.clientName })}</p>
 <div class="signin">
 <section class="qr" id="qr-block" aria-label="${t('signinScan')}">
 <p>${t('signinScan')}</p>
 <img id="qr" class="qr-image" src="${input.qrCodeDataUri}" alt="${t('signinQrAlt')}">
 <p>${t('signinSameDevice')}</p>
 <p><a class="button" id="open-in-wallet" href="${input.requestUri}">${t('signinOpenInWallet')}</a></p>
+<p class="wallet-link"><label for="wallet-link">${t('signinLinkLabel')}</label>
+<input id="wallet-link" class="link-text" type="text" readonly spellcheck="false" value="${input.requestUri}">
+<button type="button" class="button secondary" id="copy-link" data-copied="${t('signinLinkCopied')}" hidden>${t('signinCopyLink')}</button></p>
 </section>
 <section class="progress" aria-labelledby="status-heading">
 <h2 id="status-heading">${t('signinStatusHeading')}</h2>

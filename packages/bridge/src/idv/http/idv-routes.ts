@@ -6,7 +6,8 @@ import { initiateIdv } from '../commands/initiate-idv.js';
 import { receiveIdvCallback } from '../commands/receive-idv-callback.js';
 import { submitIdv } from '../commands/submit-idv.js';
 import { IDV_CALLBACK_PATH, IdvServices } from '../idv-services.js';
-import { CALLBACK_PAGE_CSP, INVALID_STATE_PAGE } from './callback-page.js';
+import { portalLook } from '../../http/portal-look.js';
+import { callbackPageCsp, invalidStatePage } from './callback-page.js';
 import { locateCallback } from './callback-context.js';
 import { InitiateIdvResponse, IdvStatusResponse, SubmitIdvBody, SubmitIdvResponse } from './idv-schemas.js';
 
@@ -77,12 +78,14 @@ export function registerIdvRoutes(app: RoleApp, services: BridgeServices): IdvSe
           query,
         })
       : ({ kind: 'invalid_state' } as const);
-    if (outcome.kind === 'invalid_state')
+    if (outcome.kind === 'invalid_state') {
+      const look = portalLook(idv.config.portalUrl);
       return reply
         .status(400)
-        .header('content-security-policy', CALLBACK_PAGE_CSP)
+        .header('content-security-policy', callbackPageCsp(look.origin))
         .type('text/html; charset=utf-8')
-        .send(INVALID_STATE_PAGE);
+        .send(invalidStatePage(look));
+    }
     // 303: the browser follows with a GET, whatever brought it here (RFC 9110 §15.4.4).
     return reply.status(303).header('location', outcome.location).send();
   });
