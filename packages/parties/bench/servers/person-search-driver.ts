@@ -28,8 +28,9 @@ const page = pageRequest({ limit: 20 }, { defaultPageSize: 20, maxPageSize: 200 
 const app = Fastify({ logger: false });
 app.get('/api/party/v1/persons', async (request) => {
   const q = (request.query as { q?: string }).q ?? '';
-  const { text, params } = listStatement({ type: 'PERSON', search: searchPlan(q) ?? undefined }, page);
-  const result = await pool.query(text, params);
+  const { text, params, name } = listStatement({ type: 'PERSON', search: searchPlan(q) ?? undefined }, page);
+  // Prepared per connection under the same name, as the store has it prepared.
+  const result = await pool.query({ name, text, values: params });
   return { data: result.rows.slice(0, page.limit) };
 });
 const handover: SearchHandover = { token: null, paths: SEARCH_NAMES.map(searchPath) };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Sql } from '@tessera/platform';
 import type { PartyType } from '../domain/party-kinds.js';
 import type { PartyColumns, PartyRecord } from '../domain/party-record.js';
@@ -62,7 +63,10 @@ function where(filter: PartyFilter, params: unknown[]): string {
  * live parties matching the filter in display-name order, one row more than the page to tell whether more follow;
  * with `withTotal` the matches are counted in the same statement.
  */
-export function listStatement(filter: PartyFilter, page: PageRequest): { text: string; params: unknown[] } {
+export function listStatement(
+  filter: PartyFilter,
+  page: PageRequest,
+): { text: string; params: unknown[]; name: string } {
   const params: unknown[] = [];
   const conditions = where(filter, params);
   const limit = `$${params.push(page.limit + 1)}`;
@@ -74,7 +78,10 @@ export function listStatement(filter: PartyFilter, page: PageRequest): { text: s
        SELECT counted.total, paged.* FROM counted LEFT JOIN paged ON true ORDER BY paged.display_name, paged.id`
     : `SELECT ${PARTY_COLUMNS} FROM parties p WHERE ${conditions}
         ORDER BY p.display_name, p.id LIMIT ${limit} OFFSET ${offset}`;
-  return { text, params };
+  // Planning the search under row-level security costs more than running it (6 ms against 4 ms for a family name
+  // among a million persons): each shape of the statement (a few hundred at most: which filters are present) is
+  // prepared once per connection. The name follows from the text.
+  return { text, params, name: `party.list.${createHash('sha256').update(text).digest('base64url').slice(0, 16)}` };
 }
 
 export const partyStore = {
@@ -188,8 +195,8 @@ export const partyStore = {
 
   /** A page of live parties matching the filter, in one statement (listStatement). */
   async list(sql: Sql, filter: PartyFilter, page: PageRequest): Promise<PartyPage> {
-    const { text, params } = listStatement(filter, page);
-    const result = await sql.query<PartyRow & { total?: number }>(text, params);
+    const { text, params, name } = listStatement(filter, page);
+    const result = await sql.query<PartyRow & { total?: number }>(text, params, { prepareAs: name });
     const rows = result.rows.filter((r) => r.id !== null);
     const total = page.withTotal ? (result.rows[0]?.total ?? 0) : undefined;
     return { records: rows.slice(0, page.limit).map(toRecord), hasMore: rows.length > page.limit, total };
