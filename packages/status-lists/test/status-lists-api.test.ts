@@ -7,6 +7,8 @@ import {
   allocate,
   BASE_URL,
   call,
+  OTHER_BASE_URL,
+  OTHER_HOST,
   createList,
   published,
   setStatus,
@@ -179,9 +181,20 @@ describe.each(DATABASE_KINDS)('status lists through the API (%s)', (kind) => {
     });
     expect(again.statusCode).toBe(409);
     const other = await call(bed.app, 'POST', '/vc/status-lists', bed.tokens.otherAdmin, {
-      statusList: { type: 'OAuthStatusList', id: 'dup', issuer: BASE_URL, proofFormat: 'jwt', length: 64 },
+      statusList: { type: 'OAuthStatusList', id: 'dup', issuer: OTHER_BASE_URL, proofFormat: 'jwt', length: 64 },
     });
     expect(other.statusCode).toBe(200);
+    // Each tenant publishes its own under its own base URL, chosen by the host name; signed by its own key.
+    const ours = await call(bed.app, 'GET', '/status-lists/dup', null);
+    const theirs = await call(bed.app, 'GET', '/status-lists/dup', null, undefined, { host: OTHER_HOST });
+    expect(decodeJwt(ours.body).sub).toBe(`${BASE_URL}/status-lists/dup`);
+    expect(decodeJwt(theirs.body)).toMatchObject({ iss: OTHER_BASE_URL, sub: `${OTHER_BASE_URL}/status-lists/dup` });
+    expect(decodeProtectedHeader(theirs.body).kid).not.toBe(decodeProtectedHeader(ours.body).kid);
+    const metadata = await call(bed.app, 'GET', '/.well-known/jwt-vc-issuer', null, undefined, { host: OTHER_HOST });
+    expect(metadata.json()).toMatchObject({ issuer: OTHER_BASE_URL });
+    expect((metadata.json() as { jwks: { keys: JWK[] } }).jwks.keys.map((k) => k.kid)).toContain(
+      decodeProtectedHeader(theirs.body).kid,
+    );
   });
 
   it('accepts the list URI as id and the default length of 131,072 entries', async () => {

@@ -18,12 +18,15 @@ export const migrations: Migration[] = [...platformMigrations, ...statusListsMig
 
 export const BASE_URL = 'http://status.test.example';
 export const TENANT = 'demo';
+/** The host name mapped to the tenant `other`, whose public base URL is OTHER_BASE_URL. */
+export const OTHER_HOST = 'other.test.example';
+export const OTHER_BASE_URL = 'http://other.test.example';
 
 /** The configuration of the tests: lists may be as short as 8 entries (roll-over and the bad-input table). */
 export function testConfig(over: Record<string, unknown> = {}): StatusListsConfig {
   return loadConfig(StatusListsConfigSchema, {
     env: {},
-    overrides: { publicBaseUrl: BASE_URL, minLength: 8, ...over },
+    overrides: { publicBaseUrl: BASE_URL, tenantPublicBaseUrls: { other: OTHER_BASE_URL }, minLength: 8, ...over },
   });
 }
 
@@ -50,6 +53,7 @@ export async function startBed(kind: TestDatabaseKind, config: StatusListsConfig
         issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: 'any' }],
       },
       rateLimit: { enabled: false },
+      tenancy: { seedDemoTenant: true, hostMappings: { [OTHER_HOST]: 'other' } },
     },
   });
   await t.platform.tenants.ensure({ id: 'other', displayName: 'Other' });
