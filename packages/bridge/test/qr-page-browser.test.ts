@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { findChromium } from './support/chromium-binary.js';
 import { ManualClock } from '@tessera/platform';
 import { bearer, buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
 
@@ -20,10 +21,14 @@ describe('QR page in a browser whose clock is wrong', () => {
   beforeAll(async () => {
     bed = await startTestBed('pglite');
     b = await buildBridgeApp(bed.t.platform, { clock, listen: true });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    const { executablePath, args } = await findChromium([
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+    ]);
+    browser = await chromium.launch({ executablePath, args });
   });
   afterAll(async () => {
     await browser?.close();

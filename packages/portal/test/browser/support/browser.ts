@@ -1,8 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { findChromium } from './chromium-binary.js';
 
-/** The machine's Debian Chromium, headless, with nothing that talks to the network on its own. */
+/** Chromium headless, with nothing that talks to the network on its own. */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -17,9 +18,13 @@ export const CHROMIUM_ARGS = [
 /** test-artifacts/screenshots at the repository root (ignored by git). */
 export const SCREENSHOT_ROOT = fileURLToPath(new URL('../../../../../test-artifacts/screenshots/', import.meta.url));
 
-/** One browser per test file; every test gets a fresh context (its own cookies and storage). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+/**
+ * One browser per test file; every test gets a fresh context (its own cookies and storage). The machine's Chromium,
+ * else the packaged one (support/chromium-binary.ts).
+ */
+export async function launchChromium(): Promise<Browser> {
+  const { executablePath, args } = await findChromium(CHROMIUM_ARGS);
+  return chromium.launch({ executablePath, args });
 }
 
 export const slug = (name: string) =>
