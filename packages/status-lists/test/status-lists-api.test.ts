@@ -10,6 +10,7 @@ import {
   OTHER_BASE_URL,
   OTHER_HOST,
   createList,
+  listBody,
   published,
   setStatus,
   startBed,
@@ -201,6 +202,24 @@ describe.each(DATABASE_KINDS)('status lists through the API (%s)', (kind) => {
     const token = await createList(bed, `${BASE_URL}/status-lists/by-uri`, { length: undefined });
     expect(decodeJwt(token).sub).toBe(`${BASE_URL}/status-lists/by-uri`);
     expect(getListFromStatusListJWT(token).statusList.length).toBe(131_072);
+  });
+
+  it('accepts lists of up to 10,000,000 entries and refuses one more', async () => {
+    const token = await createList(bed, 'ten-million', { length: 10_000_000, type: 'BitstringStatusList' });
+    const entry = await allocate(bed, 'ten-million');
+    await setStatus(bed, 'ten-million', entry.index, 'revoked');
+    const { bits } = await w3cBits(await published(bed, 'ten-million'));
+    expect(bits.length).toBe(10_000_000);
+    expect(bits.get(entry.index)).toBe(true);
+    expect(token.length).toBeLessThan(20_000);
+    const over = await call(
+      bed.app,
+      'POST',
+      '/vc/status-lists',
+      bed.tokens.admin,
+      listBody('too-long', { length: 10_000_001 }),
+    );
+    expect(over.statusCode).toBe(400);
   });
 
   it('publishes with media type, Cache-Control from the ttl, a strong ETag and 304 on If-None-Match', async () => {
