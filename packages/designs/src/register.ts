@@ -10,6 +10,7 @@ import { registerAssetRoutes } from './http/asset-routes.js';
 import { createSourceFetcher, type SourceFetcher } from './import/source-fetcher.js';
 import type { DesignsServices } from './services.js';
 import { postgresBlobStore, type BlobStore } from './storage/blob-store.js';
+import { createResolveReads } from './storage/resolve-reads.js';
 
 export interface DesignsDeps {
   config: DesignsConfig;
@@ -33,6 +34,7 @@ export function createDesignsServices(platform: Platform, deps: DesignsDeps): De
         allowHttp: platform.config.profile === 'development',
       }),
     blobs: deps.blobs ?? postgresBlobStore,
+    readForResolve: createResolveReads(platform.db),
   };
 }
 

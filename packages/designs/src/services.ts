@@ -2,6 +2,8 @@ import type { Clock, Platform } from '@tessera/platform';
 import type { DesignsConfig } from './config.js';
 import type { SourceFetcher } from './import/source-fetcher.js';
 import type { BlobStore } from './storage/blob-store.js';
+import type { DesignSelector } from './storage/design-store.js';
+import type { ResolveRead } from './storage/resolve-reads.js';
 
 /** What the commands of the design registry need. */
 export interface DesignsServices {
@@ -10,4 +12,6 @@ export interface DesignsServices {
   clock: Clock;
   fetcher: SourceFetcher;
   blobs: BlobStore;
+  /** A resolve's read of its design and variants, batched per tenant (storage/resolve-reads.ts). */
+  readForResolve: (tenantId: string, selector: DesignSelector) => Promise<ResolveRead>;
 }

@@ -219,6 +219,8 @@ describe.each(DATABASE_KINDS)('resolve (%s)', (kind) => {
     const cached = await resolve(body, bed.tokens.alphaReader, { 'if-none-match': etag });
     expect(cached.statusCode).toBe(304);
     expect(cached.body).toBe('');
+    expect(cached.headers['content-length'] ?? '0').toBe('0');
+    expect(cached.headers['content-type']).toBeUndefined();
     expect(cached.headers.etag).toBe(etag);
     expect((await resolve(body, bed.tokens.alphaReader, { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(
       304,

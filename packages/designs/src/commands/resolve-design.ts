@@ -1,13 +1,18 @@
-import { AppError, invalidRequest, isAppError } from '@tessera/platform';
+import { createHash } from 'node:crypto';
+import { AppError, canonicalJson, invalidRequest, isAppError } from '@tessera/platform';
 import type { BindingKey } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import { designNotFound } from '../domain/normalize-design.js';
 import type { Binding, DesignDocument } from '../domain/records.js';
-import { resolveDesign, type ResolvedDesign } from '../domain/resolve-design.js';
+import {
+  matchesIfNoneMatch,
+  resolveDesign,
+  resolveEtag,
+  type ResolvedDesign,
+  type ResolveLayers,
+} from '../domain/resolve-design.js';
 import { mapOcaBundle } from '../mappers/index.js';
 import type { DesignsServices } from '../services.js';
-import { designStore } from '../storage/design-store.js';
-import { variantStore } from '../storage/variant-store.js';
 import { designCommand } from './design-commands.js';
 
 export interface ResolveDesignInput {
@@ -18,7 +23,11 @@ export interface ResolveDesignInput {
   preferredLocales?: string[];
   renderTarget?: string;
   externalMetadata?: { ocaBundle?: Record<string, unknown> };
+  /** The request's If-None-Match: a match answers `notModified` without merging (RFC 9110 §13.1.2). */
+  ifNoneMatch?: string;
 }
+
+export type ResolveDesignOutput = { notModified: true; etag: string } | ({ notModified: false } & ResolvedDesign);
 
 /** Exactly one way of naming the design (001 §4.1: "one of designId, binding, or bindingKey with bindingValue"). */
 function selectorOf(input: ResolveDesignInput): { designId: string } | { binding: Binding } {
@@ -58,35 +67,38 @@ function inlineOca(input: ResolveDesignInput, defaultLocale: string): DesignDocu
  * ETag. 404 when no design of the tenant matches.
  */
 export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
-  designCommand<ResolveDesignInput, ResolvedDesign>(s, {
+  designCommand<ResolveDesignInput, ResolveDesignOutput>(s, {
     id: info.resolveCommand,
     access: 'read',
-    businessIds: (_input, output): Record<string, string> => (output ? { designId: output.design.id } : {}),
+    businessIds: (_input, output): Record<string, string> =>
+      output && !output.notModified ? { designId: output.design.id } : {},
     async run(ctx, input) {
       const selector = selectorOf(input);
       const oca = inlineOca(input, s.config.defaultLocale);
-      const found = await s.platform.db.withTenantSession(ctx.tenantId, async (sql) => {
-        const stored =
-          'designId' in selector
-            ? await designStore.get(sql, info.kind, selector.designId)
-            : await designStore.findByBinding(sql, info.kind, selector.binding.key, selector.binding.value);
-        if (!stored) return null;
-        return { stored, variants: await variantStore.list(sql, { designId: stored.record.id }) };
-      });
-      if (!found) throw designNotFound();
-      return resolveDesign(
-        {
-          record: found.stored.record,
-          tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,
-          snapshot: found.stored.sourceDocument,
-          inlineOca: oca,
-          variants: found.variants,
-        },
-        {
-          preferredLocales: input.preferredLocales ?? [],
-          renderTarget: input.renderTarget ?? null,
-          defaultLocale: s.config.defaultLocale,
-        },
+      const found = await s.readForResolve(
+        ctx.tenantId,
+        'designId' in selector
+          ? { kind: info.kind, designId: selector.designId }
+          : { kind: info.kind, key: selector.binding.key, value: selector.binding.value },
       );
+      if (!found) throw designNotFound();
+      const bundle = input.externalMetadata?.ocaBundle;
+      const layers: ResolveLayers = {
+        record: found.stored.record,
+        revision: found.stored.revision,
+        tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,
+        snapshot: found.stored.sourceDocument,
+        inlineOca: oca,
+        inlineOcaDigest: bundle === undefined ? null : createHash('sha256').update(canonicalJson(bundle)).digest('hex'),
+        variants: found.variants,
+      };
+      const options = {
+        preferredLocales: input.preferredLocales ?? [],
+        renderTarget: input.renderTarget ?? null,
+        defaultLocale: s.config.defaultLocale,
+      };
+      const etag = resolveEtag(layers, options);
+      if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
+      return { notModified: false, ...resolveDesign(layers, options) };
     },
   });

@@ -14,13 +14,23 @@ export function canonicalLocale(tag: string, field: string): string {
   }
 }
 
+/** Tags seen in requests, canonicalized once (Intl.getCanonicalLocales is slow); bounded, oldest dropped first. */
+const canonicalCache = new Map<string, string | null>();
+const CACHE_LIMIT = 1000;
+
 /** Canonical form, or null when the tag is not BCP-47 (request preferences: an unusable one is skipped). */
 export function tryCanonicalLocale(tag: string): string | null {
+  const cached = canonicalCache.get(tag);
+  if (cached !== undefined) return cached;
+  let canonical: string | null;
   try {
-    return Intl.getCanonicalLocales(tag)[0] ?? null;
+    canonical = Intl.getCanonicalLocales(tag)[0] ?? null;
   } catch {
-    return null;
+    canonical = null;
   }
+  if (canonicalCache.size >= CACHE_LIMIT) canonicalCache.delete(canonicalCache.keys().next().value!);
+  canonicalCache.set(tag, canonical);
+  return canonical;
 }
 
 /**

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '@tessera/platform';
 import type { LockableField } from './enums.js';
 import { lookupLocale, tryCanonicalLocale } from './locales.js';
 import { mergeDocuments } from './merge-layers.js';
@@ -17,9 +16,15 @@ import { deriveRenderHints, type RenderHints } from './render-hints.js';
  *   4. `inline-oca`: an OCA bundle handed in with the request (`externalMetadata.ocaBundle`).
  * Fields the stored design lists in `lockedFields` keep the stored value whatever a later layer says. The locale is
  * chosen by BCP-47 lookup (RFC 4647 §3.4) over the preferred locales, falling back to the tenant's default locale,
- * then `designs.defaultLocale`, then the design's first display. The ETag is a SHA-256 of the canonical JSON of
- * everything answered, so it is stable across identical resolves and changes with any layer.
+ * then `designs.defaultLocale`, then the design's first display.
+ *
+ * The ETag is a SHA-256 over what the answer is made from: the resolver's version, the design's id, revision and
+ * update time (a refresh of its source or any edit moves them), its variants' ids and update times, the tenant's
+ * defaults, the inline bundle's digest and the request's locales and target. The answer is a deterministic
+ * function of these, so the ETag is strong, stable across identical resolves and changed by any layer; and a
+ * conditional resolve is answered without merging anything.
  */
+const RESOLVER_VERSION = 1;
 export interface TenantDefaults {
   defaultLocale?: string;
   backgroundColor?: string;
@@ -29,9 +34,12 @@ export interface TenantDefaults {
 
 export interface ResolveLayers {
   record: DesignRecord;
+  revision: number;
   tenantDefaults: TenantDefaults | null;
   snapshot: DesignDocument | null;
   inlineOca: DesignDocument | null;
+  /** SHA-256 of the inline bundle's canonical JSON, when one was given. */
+  inlineOcaDigest: string | null;
   variants: readonly RenderVariant[];
 }
 
@@ -82,6 +90,22 @@ function applyTenantDefaults(displays: Display[], defaults: TenantDefaults): Dis
     ...(d.textColor === undefined && defaults.textColor ? { textColor: defaults.textColor } : {}),
     ...(d.logo === undefined && defaults.logoUri ? { logo: { uri: defaults.logoUri } } : {}),
   }));
+}
+
+export function resolveEtag(layers: ResolveLayers, options: ResolveOptions): string {
+  const inputs = JSON.stringify([
+    RESOLVER_VERSION,
+    layers.record.id,
+    layers.revision,
+    layers.record.updatedAt,
+    layers.variants.map((v) => [v.id, v.updatedAt]),
+    layers.tenantDefaults,
+    layers.inlineOcaDigest,
+    options.preferredLocales,
+    options.renderTarget,
+    options.defaultLocale,
+  ]);
+  return `"${createHash('sha256').update(inputs).digest('base64url')}"`;
 }
 
 const byOrder = (a: Claim, b: Claim) => a.order - b.order || pathKey(a.path).localeCompare(pathKey(b.path));
@@ -162,9 +186,8 @@ export function resolveDesign(layers: ResolveLayers, options: ResolveOptions): R
 
   const design: DesignRecord = { ...record, ...doc };
   if (doc.claims === undefined) delete design.claims;
-  const body = { design, locale, display, claims, renderVariants, renderHints, appliedLayers, lockedFields };
-  const etag = `"${createHash('sha256').update(canonicalJson(body)).digest('base64url')}"`;
-  return { ...body, etag };
+  const etag = resolveEtag(layers, options);
+  return { design, locale, display, claims, renderVariants, renderHints, appliedLayers, lockedFields, etag };
 }
 
 /** RFC 9110 §13.1.2: If-None-Match holds `*` or a list of entity tags, compared weakly. */

@@ -1,4 +1,5 @@
 import { commandContext, type RoleApp } from '@tessera/platform';
+import type { FastifyReply } from 'fastify';
 import Type, { type Static } from 'typebox';
 import { createDesign } from '../commands/create-design.js';
 import { deleteDesign } from '../commands/delete-design.js';
@@ -9,7 +10,6 @@ import { updateDesign } from '../commands/update-design.js';
 import { importDesign } from '../commands/import-design.js';
 import { refreshDesign } from '../commands/refresh-design.js';
 import { resolveDesignCommand, type ResolveDesignInput } from '../commands/resolve-design.js';
-import { matchesIfNoneMatch } from '../domain/resolve-design.js';
 import type { BindingKey } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import type { DesignInput } from '../domain/records.js';
@@ -126,13 +126,22 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
         summary: `Resolve a ${info.noun} with its layers`,
         description: 'Answers 304 when If-None-Match holds the current ETag.',
         body: ResolveBody,
-        response: { 200: ResolvedDesignSchema, 304: Type.Null({ description: 'The ETag matched If-None-Match' }) },
+        response: {
+          200: ResolvedDesignSchema,
+          304: { description: 'Not modified: If-None-Match holds the current ETag', type: 'null' },
+        },
       },
     },
     async (request, reply) => {
-      const resolved = await bus.execute(commands.resolve, commandContext(request), request.body as ResolveDesignInput);
-      reply.header('etag', resolved.etag).header('cache-control', 'private, no-cache');
-      if (matchesIfNoneMatch(request.headers['if-none-match'], resolved.etag)) return reply.status(304).send(null);
+      const ifNoneMatch = request.headers['if-none-match'];
+      const result = await bus.execute(commands.resolve, commandContext(request), {
+        ...(request.body as ResolveDesignInput),
+        ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }),
+      });
+      reply.header('etag', result.etag).header('cache-control', 'private, no-cache');
+      // RFC 9110 §15.4.5: a 304 has no content (and so no Content-Length of a body that is not sent).
+      if (result.notModified) return (reply as FastifyReply).code(304).removeHeader('content-type').send();
+      const { notModified: _n, ...resolved } = result;
       return resolved;
     },
   );

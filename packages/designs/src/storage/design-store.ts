@@ -1,6 +1,13 @@
 import type { Sql } from '@tessera/platform';
 import type { DesignKind, HostingMode, SourceType } from '../domain/enums.js';
-import type { Binding, DesignDocument, DesignInput, DesignRecord, StoredDesign } from '../domain/records.js';
+import type {
+  Binding,
+  DesignDocument,
+  DesignInput,
+  DesignRecord,
+  RenderVariant,
+  StoredDesign,
+} from '../domain/records.js';
 import { iso } from './rows.js';
 
 /** SQL of design_records and design_bindings. The tenant is the unit of work's (row-level security). */
@@ -89,7 +96,47 @@ async function insertBindings(sql: Sql, kind: DesignKind, id: string, bindings: 
   );
 }
 
+const ISO = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The design and its render variants in one statement: what a resolve reads (one round trip per request). */
+const RESOLVE_SELECT = SELECT.replace(
+  'FROM design_records d',
+  `, COALESCE((SELECT jsonb_agg(v.document || jsonb_build_object('id', v.id, 'tenantId', v.tenant_id,
+                   'designId', v.design_id, 'renderTarget', v.render_target, 'createdAt', ${ISO('v.created_at')},
+                   'updatedAt', ${ISO('v.updated_at')}) ORDER BY v.created_at, v.id)
+                FROM design_render_variants v WHERE v.tenant_id = d.tenant_id AND v.design_id = d.id), '[]') AS variants
+    FROM design_records d`,
+);
+
+/** What a resolve names: a design of a kind, by id or by binding. */
+export type DesignSelector = { kind: DesignKind } & ({ designId: string } | { key: string; value: string });
+
+/** Many resolves' reads in one statement (storage/resolve-reads.ts), answered in the order asked. */
+const RESOLVE_BATCH = `WITH wanted AS (
+    SELECT w.ord, w.elem ->> 'kind' AS kind,
+           COALESCE((w.elem ->> 'designId')::uuid,
+                    (SELECT b.design_id FROM design_bindings b
+                      WHERE b.entity_type = w.elem ->> 'kind' AND b.binding_key = w.elem ->> 'key'
+                        AND b.binding_value = w.elem ->> 'value')) AS id
+      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS w(elem, ord))
+  SELECT wanted.ord, r.*
+    FROM wanted CROSS JOIN LATERAL (${RESOLVE_SELECT} WHERE d.id = wanted.id AND d.entity_type = wanted.kind) r`;
+
 export const designStore = {
+  async withVariantsBatch(
+    sql: Sql,
+    selectors: readonly DesignSelector[],
+  ): Promise<({ stored: StoredDesign; variants: RenderVariant[] } | null)[]> {
+    const rows = await sql.query<DesignRow & { variants: RenderVariant[]; ord: string | number }>(
+      RESOLVE_BATCH,
+      [JSON.stringify(selectors)],
+      { prepareAs: 'designs_resolve_batch' },
+    );
+    const out: ({ stored: StoredDesign; variants: RenderVariant[] } | null)[] = selectors.map(() => null);
+    for (const row of rows.rows) out[Number(row.ord) - 1] = { stored: toStored(row), variants: row.variants };
+    return out;
+  },
+
   /** Inserts a design and its bindings; a taken binding raises the unique violation (the caller's 409). */
   async insert(
     sql: Sql,
