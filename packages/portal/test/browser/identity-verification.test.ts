@@ -8,13 +8,17 @@ import { BRIDGE_IDV_CLIENT, IDV_SESSION_TIMEOUT_SECONDS, startStack, type Stack 
 import { launchChromium, newBrowserTest, type BrowserTest } from './support/browser.js';
 import { expectPng, portalTransaction, tabTo, waitForState } from './support/expectations.js';
 
-/** A wallet-login credential of the development provider's demo person alice (her service claim and names). */
+/**
+ * A wallet-login credential of the development provider's demo person alice: her identifying claims (the bridge
+ * compares them with the institution's), but names of its own, which the tokens do not show (issue 14 §1: the
+ * identity's claims, the institution's, win).
+ */
 const ALICE_CREDENTIAL_CLAIMS = {
   service_id: 'S-1001',
   eduperson_principal_name: 'alice@uni.example',
-  email: 'alice.archer@uni.example',
-  given_name: 'Alice',
-  family_name: 'Archer',
+  email: 'ali@wallet.example',
+  given_name: 'Ali',
+  family_name: 'Doe',
 };
 
 /** The rows of one of the demo relying party's claim tables (`<th>` name, `<td>` value as shown). */
@@ -191,12 +195,36 @@ describe.each([1, 2] as const)(
         const again = navigations.slice(before).map((u) => new URL(u));
         expect(again.some((u) => u.pathname === '/signin/verify-identity' || u.origin === idpOrigin())).toBe(false);
         expect(await b.page.textContent('h1')).toBe('You are signed in');
-        expect(await claimsTable(b.page, 'id-token-claims')).toMatchObject({
+        const viaWallet = await claimsTable(b.page, 'id-token-claims');
+        expect(viaWallet).toMatchObject({
           sub: identity!.internalIdentityId,
           acr: 'urn:tessera:oid4vp:vp',
           amr: '["vp"]',
         });
         await expectPng(await b.shot('relying party signed in with the wallet alone'));
+
+        // One person on both paths (issue 14 §1): the federated login of alice gives the same sub the same claims,
+        // the institution's, as the wallet logins did.
+        await b.page.goto(stack.rp.url);
+        await b.page.click('#institution-login');
+        await b.page.waitForURL((url) => url.href.startsWith(stack.rp.redirectUri) || url.origin === idpOrigin());
+        if (new URL(b.page.url()).origin === idpOrigin()) {
+          await signInAtInstitution(b, 'alice');
+          await b.page.waitForURL((url) => url.href.startsWith(stack.rp.redirectUri));
+        }
+        const viaFederation = await claimsTable(b.page, 'id-token-claims');
+        await expectPng(await b.shot('relying party signed in through the institution'));
+        expect(viaFederation.sub).toBe(identity!.internalIdentityId);
+        expect(JSON.parse(viaFederation.amr!)).toEqual(['federation']);
+        for (const name of ['service_id', 'eduperson_principal_name', 'email', 'given_name', 'family_name']) {
+          expect(viaWallet[name]).toBe(viaFederation[name]);
+          expect(claims[name]).toBe(viaFederation[name]);
+        }
+        expect(viaFederation).toMatchObject({
+          family_name: 'Archer',
+          given_name: 'Alice',
+          email: 'alice.archer@uni.example',
+        });
       } finally {
         await b.close();
       }
