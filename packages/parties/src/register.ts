@@ -1,6 +1,7 @@
 import type { Platform, RoleApp } from '@tessera/platform';
 import type { PartiesConfig } from './config.js';
 import { PARTY_KINDS } from './domain/party-kinds.js';
+import { registerJsonBody } from './http/json-body.js';
 import { registerPartyRoutes } from './http/party-routes.js';
 import { registerSubResourceRoutes } from './http/sub-resource-routes.js';
 import { registerTypedRoutes } from './http/typed-routes.js';
@@ -13,13 +14,16 @@ export interface PartiesDeps {
 }
 
 /** Registers the party management API (001 §4.4) on the `parties` role app. */
-export function registerPartiesRoutes(app: RoleApp, platform: Platform, deps: PartiesDeps): void {
-  registerPartyApi(app, createPartiesServices(platform, deps));
+export async function registerPartiesRoutes(app: RoleApp, platform: Platform, deps: PartiesDeps): Promise<void> {
+  await registerPartyApi(app, createPartiesServices(platform, deps));
 }
 
-/** The routes on given services (tests give them a database that counts statements). */
-export function registerPartyApi(app: RoleApp, services: PartiesServices): void {
-  for (const kind of PARTY_KINDS) registerTypedRoutes(app, services, kind);
-  registerSubResourceRoutes(app, services);
-  registerPartyRoutes(app, services);
+/** The routes on given services (tests give them a database that counts statements), in a scope of their own. */
+export async function registerPartyApi(app: RoleApp, services: PartiesServices): Promise<void> {
+  await app.register(async (scope: RoleApp) => {
+    registerJsonBody(scope);
+    for (const kind of PARTY_KINDS) registerTypedRoutes(scope, services, kind);
+    registerSubResourceRoutes(scope, services);
+    registerPartyRoutes(scope, services);
+  });
 }

@@ -76,6 +76,7 @@ describe.each(DATABASE_KINDS)('party API bad input (%s)', (kind) => {
     // Broken bodies and paths.
     ['POST', () => '/persons', '{"displayName": "Ada"', 400],
     ['POST', () => '/persons', '', 400],
+    ['POST', () => '/persons', '{"displayName":"Ada","constructor":{"prototype":{"admin":true}}}', 400],
     ['POST', () => '/persons', 'null', 400],
     ['POST', () => '/persons', '[]', 400],
     ['POST', () => '/persons', '{"displayName":"Ada","__proto__":{"admin":true}}', 400],
@@ -105,6 +106,21 @@ describe.each(DATABASE_KINDS)('party API bad input (%s)', (kind) => {
     expect(outcomes).toEqual([]);
     expect(await bed.superuser('SELECT count(*)::int AS n FROM parties')).toEqual(before);
     expect(await bed.superuser('SELECT count(*)::int AS n FROM party_group_members')).toEqual(membersBefore);
+  });
+
+  it('takes a body-less PUT or DELETE that names the JSON content type as having no body', async () => {
+    const send = (method: 'PUT' | 'DELETE', path: string) =>
+      bed.app.inject({
+        method,
+        url: `${BASE}${path}`,
+        headers: { authorization: `Bearer ${bed.tokens.adminA}`, 'content-type': 'application/json' },
+      });
+    const member = await bed.create('persons', { displayName: 'Body-less' });
+    expect((await send('PUT', `/groups/${group}/members/${member}`)).statusCode).toBe(200);
+    expect((await send('DELETE', `/groups/${group}/members/${member}`)).statusCode).toBe(204);
+    expect((await send('DELETE', `/persons/${member}`)).statusCode).toBe(204);
+    // A route that needs a body still refuses its absence.
+    expect((await send('PUT', `/groups/${group}/members`)).statusCode).toBe(400);
   });
 
   it('answers 415 to a body of a media type it does not read, 400 to plain text', async () => {

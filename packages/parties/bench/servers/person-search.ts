@@ -31,7 +31,7 @@ const { platform } = await startBenchPlatform({
   },
 });
 const app = await createRoleApp(platform, { role: 'parties', title: 'bench', family: 'party' });
-registerPartiesRoutes(app, platform, {
+await registerPartiesRoutes(app, platform, {
   config: { defaultPageSize: 20, maxPageSize: 200 },
   identities: new PostgresIdentityStore({ keys: platform.keys, clock: platform.clock, serviceClaim: 'service_id' }),
 });

@@ -98,7 +98,7 @@ export async function startPartyBed(kind: TestDatabaseKind): Promise<PartyBed> {
   });
   const counting = countingStatements(platform.db);
   const app = await createRoleApp(platform, { role: 'parties', title: 'Tessera parties', family: 'party' });
-  registerPartyApi(
+  await registerPartyApi(
     app,
     createPartiesServices(platform, {
       config: { defaultPageSize: 20, maxPageSize: 200 },
