@@ -20,8 +20,12 @@ export async function checkUnitReference(
   const types = await partyStore.liveTypes(sql, [unitId]);
   if (types.get(unitId) !== 'ORGANIZATION_UNIT')
     throw invalidField(kind.unitField, `${kind.unitField} names no organization unit of the tenant.`);
-  if (selfId !== null && kind.type === 'ORGANIZATION_UNIT' && (await partyStore.unitWithin(sql, unitId, selfId)))
-    throw invalidField(kind.unitField, 'A unit cannot be placed under itself or one of its descendants.');
+  if (selfId !== null && kind.type === 'ORGANIZATION_UNIT') {
+    // Two concurrent moves (A under B, B under A) could each pass the check alone: moves of a tenant's units queue.
+    await partyStore.lockUnitTree(sql);
+    if (await partyStore.unitWithin(sql, unitId, selfId))
+      throw invalidField(kind.unitField, 'A unit cannot be placed under itself or one of its descendants.');
+  }
 }
 
 /**

@@ -211,6 +211,11 @@ export const partyStore = {
     return result.rowCount > 0;
   },
 
+  /** Serialises moves of the tenant's units for the rest of the transaction. */
+  async lockUnitTree(sql: Sql): Promise<void> {
+    await sql.query(`SELECT pg_advisory_xact_lock(hashtext('party-unit-tree:' || current_setting('app.tenant_id')))`);
+  },
+
   /** Whether `unitId` is `ancestorId` or lies below it (a unit's new parent must not be either). */
   async unitWithin(sql: Sql, unitId: string, ancestorId: string): Promise<boolean> {
     const result = await sql.query(
