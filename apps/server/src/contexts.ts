@@ -4,6 +4,7 @@ import {
   createTokenService,
   prepareTokenService,
   grantPurgeJob,
+  sealPersonalDataJob,
   type TokenServiceContext,
 } from '@tessera/token-service';
 import { createBridgeServices, bridgeJobs, reconciliationJobs, type BridgeServices } from '@tessera/bridge';
@@ -55,6 +56,7 @@ export class Contexts {
       const ctx = createTokenService(this.platform, this.config.tokenService, { identities: this.identities() });
       await prepareTokenService(ctx);
       this.platform.jobs.register(grantPurgeJob(ctx));
+      this.platform.jobs.register(sealPersonalDataJob(ctx));
       return ctx;
     })();
     return this.tokenService;

@@ -1,4 +1,4 @@
-import type { Clock, Platform, UpstreamOidcClient } from '@tessera/platform';
+import type { Clock, JsonSealer, Platform, UpstreamOidcClient } from '@tessera/platform';
 import type { IdentityStore } from '@tessera/identity';
 import type { TokenServiceConfig } from './config.js';
 import type { ClientRegistry } from './clients/client-registry.js';
@@ -16,6 +16,8 @@ export interface TokenServiceContext {
   clients: ClientRegistry;
   secrets: ClientSecretVerifier;
   signer: TokenSigner;
+  /** Personal data at rest: grant claims and upstream verifiers (storage/sealed-fields.ts). */
+  sealer: JsonSealer;
   identities: IdentityStore;
   upstream: UpstreamOidcClient | null;
   wallet: WalletSessionRedeemer | null;

@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { UpstreamOidcClient, type JobDefinition, type Platform, type RoleApp } from '@tessera/platform';
+import { JsonSealer, UpstreamOidcClient, type JobDefinition, type Platform, type RoleApp } from '@tessera/platform';
 import type { IdentityStore } from '@tessera/identity';
 import type { TokenServiceConfig } from './config.js';
 import type { TokenServiceContext } from './context.js';
@@ -15,6 +15,7 @@ import { grantStore } from './storage/grant-store.js';
 import { ServiceTokenMinter } from './tokens/service-token.js';
 import { TokenServiceDpop } from './dpop/token-service-dpop.js';
 import { GrantRedemptions } from './storage/grant-redemptions.js';
+import { grantClaimsAad, TOKEN_SERVICE_SEALING_ALIAS, upstreamVerifierAad } from './storage/sealed-fields.js';
 
 export interface CreateTokenServiceOptions {
   identities: IdentityStore;
@@ -58,6 +59,7 @@ export function createTokenService(
             minter.token(tenantId, { audience: config.bridge.audience, scope: config.bridge.redeemScope }),
         });
   const ctx: TokenServiceContext = {
+    sealer: new JsonSealer(platform.keys, TOKEN_SERVICE_SEALING_ALIAS),
     platform,
     config,
     clock: platform.clock,
@@ -116,6 +118,44 @@ export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
         await ctx.platform.db.withTenant(tenant.id, (sql) => grantStore.purgeExpired(sql, ctx.clock.now()));
       }
       await ctx.dpop.purgeExpired();
+    },
+  };
+}
+
+/**
+ * Seals the personal data that rows written before migration 0003 hold in plaintext (issue 13 §4): the claims of
+ * grants and the upstream verifiers of logins in progress, in batches per tenant, each row's plaintext column
+ * emptied as its sealed value is written. Runs once across replicas every hour; after the first run it finds nothing.
+ */
+export function sealPersonalDataJob(ctx: TokenServiceContext): JobDefinition {
+  const batch = 500;
+  return {
+    name: 'token-service.personal-data.seal',
+    intervalSeconds: 3600,
+    critical: false,
+    run: async () => {
+      for (const tenant of ctx.platform.tenants.list()) {
+        for (;;) {
+          const sealed = await ctx.platform.db.withTenant(tenant.id, async (sql) => {
+            const grants = await grantStore.unsealedGrantClaims(sql, batch);
+            for (const g of grants)
+              await grantStore.sealGrantClaims(
+                sql,
+                g.id,
+                await ctx.sealer.sealJson(g.claims, grantClaimsAad(tenant.id, g.id), sql),
+              );
+            const logins = await grantStore.unsealedUpstreamVerifiers(sql, batch);
+            for (const l of logins)
+              await grantStore.sealUpstreamVerifier(
+                sql,
+                l.id,
+                await ctx.sealer.sealJson(l.verifier, upstreamVerifierAad(tenant.id, l.id), sql),
+              );
+            return grants.length + logins.length;
+          });
+          if (sealed === 0) break;
+        }
+      }
     },
   };
 }

@@ -6,4 +6,8 @@ export const tokenServiceMigrations: Migration[] = [
     new URL('./storage/migrations/0001_token_service.sql', import.meta.url),
   ),
   sqlMigration('token-service/0002_dpop', new URL('./storage/migrations/0002_dpop.sql', import.meta.url)),
+  sqlMigration(
+    'token-service/0003_sealed_personal_data',
+    new URL('./storage/migrations/0003_sealed_personal_data.sql', import.meta.url),
+  ),
 ];

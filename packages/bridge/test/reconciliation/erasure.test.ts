@@ -168,7 +168,12 @@ describe.each(DATABASE_KINDS)('reconciliation API erasure (%s)', (kind) => {
       ]),
     );
     expect(await tablesHolding(macs[0]!)).toEqual(['identity_identifiers']);
-    expect(await tablesHolding(serviceId)).toContain('oauth_grants');
+    // The token service holds the grant's claims sealed (issue 13 §4): never the service id in clear.
+    expect(await tablesHolding(serviceId)).not.toContain('oauth_grants');
+    const sealedBefore = await bed.platform.db.withTenant('demo', (sql) =>
+      sql.query("SELECT 1 FROM oauth_grants WHERE client_id = 'demo-rp' AND sealed_claims IS NOT NULL"),
+    );
+    expect(sealedBefore.rowCount).toBe(1);
 
     // 4. Erasure, twice.
     for (let i = 0; i < 2; i++) {
@@ -202,12 +207,24 @@ describe.each(DATABASE_KINDS)('reconciliation API erasure (%s)', (kind) => {
     expect(await tablesHolding(identityId, { exceptAudit: true })).toEqual([]);
     for (const needle of [...personal, ...macs, marker]) expect(await tablesHolding(needle), needle).toEqual([]);
     const grants = await bed.platform.db.withTenant('demo', (sql) =>
-      sql.query<{ subject: string | null; claims: unknown; revoked_at: Date | null; revoked_reason: string | null }>(
-        "SELECT subject, claims, revoked_at, revoked_reason FROM oauth_grants WHERE client_id = 'demo-rp'",
+      sql.query<{
+        subject: string | null;
+        claims: unknown;
+        sealed_claims: string | null;
+        revoked_at: Date | null;
+        revoked_reason: string | null;
+      }>(
+        "SELECT subject, claims, sealed_claims, revoked_at, revoked_reason FROM oauth_grants WHERE client_id = 'demo-rp'",
       ),
     );
     expect(grants.rows).toEqual([
-      { subject: null, claims: {}, revoked_at: expect.any(Date), revoked_reason: 'gdpr_erasure' },
+      {
+        subject: null,
+        claims: {},
+        sealed_claims: null,
+        revoked_at: expect.any(Date),
+        revoked_reason: 'gdpr_erasure',
+      },
     ]);
 
     // 8. The audit chain verifies and holds the two erasures: client, identity, time; nothing personal.

@@ -3,6 +3,7 @@ import type { TokenServiceContext } from '../context.js';
 import { clientRedirect } from '../domain/authorization-request.js';
 import { hashToken } from '../domain/random.js';
 import { grantStore } from '../storage/grant-store.js';
+import { upstreamCodeVerifier } from '../storage/sealed-fields.js';
 import type { AuthorizeOutcome } from './authorize-outcome.js';
 import { federatedClaims } from '../domain/federated-claims.js';
 import { issueAuthorizationCode } from './issue-authorization-code.js';
@@ -51,7 +52,7 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
           callbackQuery: query,
           state,
           nonce: tx.upstreamNonce!,
-          codeVerifier: tx.upstreamCodeVerifier!,
+          codeVerifier: (await upstreamCodeVerifier(ctx, cmd.tenantId, tx))!,
           userinfo: true,
         });
       } catch (error) {

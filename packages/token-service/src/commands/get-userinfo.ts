@@ -1,5 +1,6 @@
 import { AppError, defineCommand } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
+import { grantClaims } from '../storage/sealed-fields.js';
 import { oauthError } from '../domain/oauth-error.js';
 import { claimsForScopes, parseScope, pickClaims } from '../domain/scopes.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
@@ -73,7 +74,8 @@ export function getUserinfo(ctx: TokenServiceContext) {
           : bearerChallenge('insufficient_scope');
         throw new AppError('insufficient_scope', 'The access token was not granted the openid scope.', { headers });
       }
-      return { sub: found.subject, ...pickClaims(found.grant.claims, claimsForScopes(scopes, ctx.serviceClaim)) };
+      const claims = await grantClaims(ctx, cmd.tenantId, found.grant);
+      return { sub: found.subject, ...pickClaims(claims, claimsForScopes(scopes, ctx.serviceClaim)) };
     },
   });
 }

@@ -4,6 +4,7 @@ import type { AuthorizationRequestFields } from '../domain/authorization-request
 import { clientRedirect } from '../domain/authorization-request.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { grantStore } from '../storage/grant-store.js';
+import { grantClaimsAad } from '../storage/sealed-fields.js';
 import { newGrant } from '../tokens/issue-tokens.js';
 
 export interface Authentication {
@@ -41,7 +42,8 @@ export async function issueAuthorizationCode(
     // Until the code is exchanged the grant lives as long as the code (consumeCode extends it).
     expiresAt,
   });
-  await grantStore.saveGrantWithCode(sql, grant, {
+  const sealedClaims = await ctx.sealer.sealJson(auth.claims, grantClaimsAad(tenantId, grant.id), sql);
+  await grantStore.saveGrantWithCode(sql, grant, sealedClaims, {
     codeHash: hashToken(code),
     grantId: grant.id,
     clientId: request.clientId,

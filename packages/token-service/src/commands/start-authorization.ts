@@ -8,6 +8,7 @@ import {
 } from '../domain/authorization-request.js';
 import { hashToken } from '../domain/random.js';
 import { grantStore } from '../storage/grant-store.js';
+import { upstreamVerifierAad } from '../storage/sealed-fields.js';
 import type { AuthorizeOutcome } from './authorize-outcome.js';
 import { completeWalletLogin } from './complete-wallet-login.js';
 
@@ -67,9 +68,10 @@ async function startUpstreamLogin(
     return back('temporarily_unavailable', 'The institutional login is unavailable.');
   }
   const now = ctx.clock.now();
-  await ctx.platform.db.withTenant(tenantId, (sql) =>
+  const id = randomUUID();
+  await ctx.platform.db.withTenant(tenantId, async (sql) =>
     grantStore.saveLoginTransaction(sql, {
-      id: randomUUID(),
+      id,
       clientId: request.client.clientId,
       redirectUri: request.redirectUri,
       scope: request.scope,
@@ -80,7 +82,7 @@ async function startUpstreamLogin(
       dpopJkt: request.dpopJkt,
       upstreamStateHash: hashToken(start.state),
       upstreamNonce: start.nonce,
-      upstreamCodeVerifier: start.codeVerifier,
+      sealedUpstreamCodeVerifier: await ctx.sealer.sealJson(start.codeVerifier, upstreamVerifierAad(tenantId, id), sql),
       createdAt: now,
       expiresAt: new Date(now.getTime() + ctx.config.loginTransactionTtlSeconds * 1000),
     }),

@@ -48,7 +48,8 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
       revokedAt: null,
     };
     await t.db.withTenant('demo', (sql) =>
-      grantStore.saveGrantWithCode(sql, grant, {
+      // The store keeps the sealed claims as given; sealing itself is the command's (sealed-personal-data.test.ts).
+      grantStore.saveGrantWithCode(sql, grant, `sealed-claims-of-${grant.id}`, {
         codeHash: hashToken(code),
         grantId: grant.id,
         clientId: CLIENT,

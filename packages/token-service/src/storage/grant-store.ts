@@ -10,6 +10,11 @@ import type { AuthorizationRequestFields } from '../domain/authorization-request
 export interface LoginTransaction extends AuthorizationRequestFields {
   id: string;
   upstreamNonce: string | null;
+  /**
+   * The upstream PKCE verifier, sealed (issue 13 §4: `sealed_upstream_code_verifier`, bound to tenant and
+   * transaction). `upstreamCodeVerifier` is only a plaintext value written before sealing (cleared by the sealing job).
+   */
+  sealedUpstreamCodeVerifier: string | null;
   upstreamCodeVerifier: string | null;
   createdAt: Date;
   expiresAt: Date;
@@ -23,7 +28,12 @@ export interface Grant {
   acr: string | null;
   amr: string[];
   authTime: Date | null;
+  /**
+   * The person's claims as known in memory (a grant just made), or a plaintext value written before sealing. At
+   * rest they are sealed in `sealedClaims` (issue 13 §4); read them with `grantClaims`.
+   */
   claims: Record<string, unknown>;
+  sealedClaims?: string | null;
   dpopJkt: string | null;
   createdAt: Date;
   expiresAt: Date;
@@ -111,6 +121,7 @@ const toLogin = (r: Row): LoginTransaction => ({
   dpopJkt: (r.dpop_jkt as string | null) ?? null,
   upstreamNonce: (r.upstream_nonce as string | null) ?? null,
   upstreamCodeVerifier: (r.upstream_code_verifier as string | null) ?? null,
+  sealedUpstreamCodeVerifier: (r.sealed_upstream_code_verifier as string | null) ?? null,
   createdAt: date(r.created_at)!,
   expiresAt: date(r.expires_at)!,
 });
@@ -124,6 +135,7 @@ const toGrant = (r: Row): Grant => ({
   amr: (r.amr as string[]) ?? [],
   authTime: date(r.auth_time),
   claims: (r.claims as Record<string, unknown>) ?? {},
+  sealedClaims: (r.sealed_claims as string | null) ?? null,
   dpopJkt: (r.dpop_jkt as string | null) ?? null,
   createdAt: date(r.created_at)!,
   expiresAt: date(r.expires_at)!,
@@ -169,10 +181,48 @@ const toRefreshWithGrant = (row: Row): { token: RefreshToken; grant: Grant } => 
 });
 
 export const grantStore = {
-  async saveLoginTransaction(sql: Sql, t: LoginTransaction & { upstreamStateHash: string | null }): Promise<void> {
+  /** Rows written before sealing (issue 13 §4): grants whose claims are still in the plaintext column. */
+  async unsealedGrantClaims(sql: Sql, limit: number): Promise<Array<{ id: string; claims: Record<string, unknown> }>> {
+    const r = await sql.query<{ id: string; claims: Record<string, unknown> }>(
+      `SELECT id, claims FROM oauth_grants WHERE sealed_claims IS NULL AND claims <> '{}'::jsonb LIMIT $1`,
+      [limit],
+    );
+    return r.rows;
+  },
+
+  async sealGrantClaims(sql: Sql, id: string, sealed: string): Promise<void> {
+    await sql.query(
+      `UPDATE oauth_grants SET sealed_claims = $2, claims = '{}' WHERE id = $1 AND sealed_claims IS NULL`,
+      [id, sealed],
+    );
+  },
+
+  /** Login transactions written before sealing, whose upstream verifier is still in the plaintext column. */
+  async unsealedUpstreamVerifiers(sql: Sql, limit: number): Promise<Array<{ id: string; verifier: string }>> {
+    const r = await sql.query<{ id: string; verifier: string }>(
+      `SELECT id, upstream_code_verifier AS verifier FROM oauth_login_transactions
+        WHERE upstream_code_verifier IS NOT NULL LIMIT $1`,
+      [limit],
+    );
+    return r.rows;
+  },
+
+  async sealUpstreamVerifier(sql: Sql, id: string, sealed: string): Promise<void> {
+    await sql.query(
+      `UPDATE oauth_login_transactions SET sealed_upstream_code_verifier = $2, upstream_code_verifier = NULL
+        WHERE id = $1`,
+      [id, sealed],
+    );
+  },
+
+  /** The upstream verifier goes in sealed only (`sealedUpstreamCodeVerifier`); the plaintext column stays empty. */
+  async saveLoginTransaction(
+    sql: Sql,
+    t: Omit<LoginTransaction, 'upstreamCodeVerifier'> & { upstreamStateHash: string | null },
+  ): Promise<void> {
     await sql.query(
       `INSERT INTO oauth_login_transactions (id, client_id, redirect_uri, scope, state, nonce, code_challenge, code_challenge_method,
-         dpop_jkt, upstream_state_hash, upstream_nonce, upstream_code_verifier, created_at, expires_at)
+         dpop_jkt, upstream_state_hash, upstream_nonce, sealed_upstream_code_verifier, created_at, expires_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
       [
         t.id,
@@ -186,7 +236,7 @@ export const grantStore = {
         t.dpopJkt,
         t.upstreamStateHash,
         t.upstreamNonce,
-        t.upstreamCodeVerifier,
+        t.sealedUpstreamCodeVerifier,
         t.createdAt,
         t.expiresAt,
       ],
@@ -206,12 +256,20 @@ export const grantStore = {
     return r.rows[0] ? toLogin(r.rows[0]) : null;
   },
 
-  /** Creates the grant and its authorization code together. */
-  async saveGrantWithCode(sql: Sql, grant: Grant, code: AuthorizationCode & { createdAt: Date }): Promise<void> {
+  /**
+   * Creates the grant and its authorization code together. The claims go in sealed only (`sealedClaims`, issue 13
+   * §4); the plaintext column stays empty.
+   */
+  async saveGrantWithCode(
+    sql: Sql,
+    grant: Grant,
+    sealedClaims: string,
+    code: AuthorizationCode & { createdAt: Date },
+  ): Promise<void> {
     await sql.query(
       `WITH g AS (
-         INSERT INTO oauth_grants (id, client_id, subject, scope, acr, amr, auth_time, claims, dpop_jkt, created_at, expires_at)
-         VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) RETURNING id)
+         INSERT INTO oauth_grants (id, client_id, subject, scope, acr, amr, auth_time, claims, sealed_claims, dpop_jkt, created_at, expires_at)
+         VALUES ($1,$2,$3,$4,$5,$6,$7,'{}',$8,$9,$10,$11) RETURNING id)
        INSERT INTO oauth_authorization_codes (code_hash, grant_id, client_id, redirect_uri, nonce, code_challenge, code_challenge_method, created_at, expires_at)
        SELECT $12, g.id, $2, $13, $14, $15, $16, $10, $17 FROM g`,
       [
@@ -222,7 +280,7 @@ export const grantStore = {
         grant.acr,
         grant.amr,
         grant.authTime,
-        JSON.stringify(grant.claims),
+        sealedClaims,
         grant.dpopJkt,
         grant.createdAt,
         grant.expiresAt,

@@ -3,6 +3,7 @@ import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import type { Grant } from '../storage/grant-store.js';
 import { claimsForScopes, parseScope, pickClaims } from '../domain/scopes.js';
+import { grantClaims } from '../storage/sealed-fields.js';
 
 export interface IssuedTokens {
   access_token: string;
@@ -34,8 +35,10 @@ export async function createAccessToken(
   if (grant.acr) extra.acr = grant.acr;
   if (grant.amr.length > 0) extra.amr = grant.amr;
   if (grant.authTime) extra.auth_time = seconds(grant.authTime);
-  if (scopes.includes(ctx.serviceClaim) && grant.claims[ctx.serviceClaim] !== undefined)
-    extra[ctx.serviceClaim] = grant.claims[ctx.serviceClaim];
+  if (scopes.includes(ctx.serviceClaim)) {
+    const value = (await grantClaims(ctx, tenantId, grant))[ctx.serviceClaim];
+    if (value !== undefined) extra[ctx.serviceClaim] = value;
+  }
   if (grant.dpopJkt) extra.cnf = { jkt: grant.dpopJkt };
   const issuer = ctx.issuerFor(tenantId);
   const response = await ctx.signer.oauth2For(tenantId).createAccessTokenResponse({
@@ -69,7 +72,7 @@ export async function createIdToken(
     iat: seconds(now),
     exp: seconds(now) + client.idTokenTtlSeconds,
     sid: grant.id,
-    ...pickClaims(grant.claims, claimsForScopes(parseScope(grant.scope), ctx.serviceClaim)),
+    ...pickClaims(await grantClaims(ctx, tenantId, grant), claimsForScopes(parseScope(grant.scope), ctx.serviceClaim)),
   };
   if (nonce) payload.nonce = nonce;
   if (grant.acr) payload.acr = grant.acr;

@@ -31,7 +31,7 @@ export const erasureStore = {
     const grants = await sql.query<{ id: string }>(
       `UPDATE oauth_grants
           SET revoked_at = COALESCE(revoked_at, $2), revoked_reason = COALESCE(revoked_reason, 'gdpr_erasure'),
-              subject = NULL, claims = '{}'::jsonb
+              subject = NULL, claims = '{}'::jsonb, sealed_claims = NULL
         WHERE subject = $1
         RETURNING id`,
       [identityId, now],

@@ -1,0 +1,43 @@
+import type { Sql } from '../db/database.js';
+import type { KeyManager } from './key-manager.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Personal data and secrets at rest, sealed through the key manager's envelope encryption (A256GCM under the
+ * key-encryption key `alias`, a fresh data key per value), with additional authenticated data that names the row
+ * and field (tenant, table, id, column): a sealed value moved to another row or tenant fails to open. Used for the
+ * bridge's session secrets and the token service's grant claims and upstream verifiers.
+ */
+export class JsonSealer {
+  private ensured: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly keys: KeyManager,
+    private readonly alias: string,
+  ) {}
+
+  /**
+   * `sql`: the caller's open unit of work, when there is one (the embedded database has one connection: the key
+   * manager must read its key rows through it).
+   */
+  async sealJson(value: unknown, aad: string, sql?: Sql): Promise<string> {
+    if (!this.ensured)
+      this.ensured = this.keys.ensureSymmetric(this.alias, 'A256GCM', { sql }).catch((error: unknown) => {
+        this.ensured = null;
+        throw error;
+      });
+    await this.ensured;
+    return (await this.keys.encrypt(this.alias, encoder.encode(JSON.stringify(value)), encoder.encode(aad), { sql }))
+      .ciphertext;
+  }
+
+  async openJson<T>(sealed: string, aad: string, sql?: Sql): Promise<T> {
+    return JSON.parse(decoder.decode((await this.keys.decrypt(sealed, encoder.encode(aad), { sql })).plaintext)) as T;
+  }
+}
+
+/** Additional authenticated data of a sealed column value: the table, the tenant, the row and the column. */
+export const rowAad = (table: string, tenantId: string, rowId: string, column: string) =>
+  JSON.stringify([table, tenantId, rowId, column]);
