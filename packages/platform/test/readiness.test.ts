@@ -82,6 +82,8 @@ describe('readiness follows the database (postgres)', () => {
     const data = await app.inject({ method: 'GET', url: '/data' });
     expect(data.statusCode).toBe(503);
     expect(data.json()).toMatchObject({ error: 'temporarily_unavailable' });
+    // Every 503 says when to retry (issue 13 §7).
+    expect(Number(data.headers['retry-after'])).toBeGreaterThan(0);
     expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
 
     await proxy.restore();

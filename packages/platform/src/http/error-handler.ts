@@ -63,10 +63,16 @@ export function errorHandler(role: string, defaultFamily: ApiFamily, metrics: Me
       code: appError.wireCode ?? appError.code,
     });
     for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
+    // Every 503 tells the client when to retry (RFC 9110 §10.2.3; issue 13 §7), unless the error named a time.
+    if (appError.status === 503 && appError.headers['retry-after'] === undefined)
+      reply.header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
     reply.header('cache-control', 'no-store');
     return reply.status(appError.status).send(renderError(family, appError));
   };
 }
+
+/** Retry-After of a 503 whose cause names no time of its own (a database or key service that does not answer). */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Errors Fastify meets before routing, which would otherwise answer Fastify's own `{error, message, statusCode}`:

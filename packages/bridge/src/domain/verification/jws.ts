@@ -22,7 +22,11 @@ export interface DecodedJws {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Decodes a compact JWS without verifying it; null when it is not one, or its payload is not a JSON object. */
+/**
+ * Decodes a compact JWS without verifying it; null when it is not one, or its payload is not a JSON object, or its
+ * header carries `crit` (RFC 7515 §4.1.11: a recipient must refuse a JWS whose critical extensions it does not
+ * understand, and this verifier understands none).
+ */
 export function decodeJws(compact: string): DecodedJws | null {
   const parts = compact.split('.');
   if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || parts[0] === '' || parts[1] === '')
@@ -30,7 +34,8 @@ export function decodeJws(compact: string): DecodedJws | null {
   try {
     const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as unknown;
     const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
-    return isObject(header) && isObject(payload) ? { header, payload, compact } : null;
+    if (!isObject(header) || !isObject(payload) || 'crit' in header) return null;
+    return { header, payload, compact };
   } catch {
     return null;
   }
