@@ -51,6 +51,7 @@ export const mergeSignature = (s: SigningServices) =>
 
       if (isPades(origData.mimeType, form)) {
         const date = new Date(signature.date);
+        if (Number.isNaN(date.getTime())) throw badRequest('signature.date is not a date.', 'signature.date');
         const now = s.clock.now().getTime();
         if (now - date.getTime() > s.config.signatureValiditySeconds * 1000)
           throw badRequest(

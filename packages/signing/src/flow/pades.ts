@@ -1,3 +1,4 @@
+import { AppError, isAppError } from '@tessera/platform';
 import { signedAttributes, type SignedAttributes } from '../cms/cades.js';
 import type { DigestAlgorithm } from '../domain/algorithms.js';
 import { badRequest } from '../domain/errors.js';
@@ -34,14 +35,26 @@ export async function preparePades(input: {
   fonts: Readonly<Record<string, string>>;
 }): Promise<{ prepared: PreparedPdf; content: Buffer }> {
   signingCertificate(input.entry);
-  const prepared = await preparePdf({
-    pdf: input.pdf,
-    password: input.password,
-    params: input.params,
-    signingDate: input.signingDate,
-    contentsBytes: contentsBytes(input.entry),
-    fonts: input.fonts,
-  });
+  let prepared: PreparedPdf;
+  try {
+    prepared = await preparePdf({
+      pdf: input.pdf,
+      password: input.password,
+      params: input.params,
+      signingDate: input.signingDate,
+      contentsBytes: contentsBytes(input.entry),
+      fonts: input.fonts,
+    });
+  } catch (error) {
+    // A document that parsed but whose structure pdf-lib cannot follow (a broken page tree, an odd object) is the
+    // document's fault: 400, with the cause kept for the log.
+    if (isAppError(error)) throw error;
+    throw new AppError('invalid_request', 'The PDF cannot be prepared for signing: its structure is not supported.', {
+      field: 'origData.content',
+      wireCode: 'invalid_document',
+      cause: error,
+    });
+  }
   return { prepared, content: byteRangeContent(prepared.bytes, prepared.byteRange) };
 }
 

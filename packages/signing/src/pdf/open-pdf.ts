@@ -38,11 +38,12 @@ export async function openPdf(bytes: Buffer, password: string | undefined): Prom
   }
   let crypt: PdfCrypt | null = null;
   if (doc.isEncrypted) crypt = openStandardSecurity(doc, password);
+  let pages: number;
   try {
-    if (doc.getPageCount() === 0) throw invalidPdf('The PDF has no page.');
-  } catch (error) {
-    if (error instanceof Error && 'code' in error) throw error;
+    pages = doc.getPageCount();
+  } catch {
     throw invalidPdf('The PDF page tree cannot be read.');
   }
+  if (pages === 0) throw invalidPdf('The PDF has no page.');
   return { doc, crypt };
 }
