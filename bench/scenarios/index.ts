@@ -3,6 +3,7 @@ import { bareRoute } from './bare-route.js';
 import { platformPublicRoute } from './platform-public-route.js';
 import { rs256Sign } from './rs256-sign.js';
 import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
+import { statusListScenarios } from '../../packages/status-lists/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import {
   oidcProviderCodeExchange,
@@ -30,4 +31,5 @@ export const scenarios: readonly Scenario[] = [
   ...bridgeScenarios,
   dpopVerifyMemory,
   dpopVerifyRedis,
+  ...statusListScenarios,
 ];
