@@ -41,7 +41,7 @@ describe.each(DATABASE_KINDS)('status-list cache (%s)', (kind) => {
       const path = req.url ?? '/';
       const type = path === '/as-jwt' ? 'application/jwt' : path === '/as-html' ? 'text/html' : null;
       res.setHeader('content-type', type ?? (path === '/as-vc' ? 'application/vc+jwt' : 'application/statuslist+jwt'));
-      if (path === '/max-age') res.setHeader('cache-control', 'public, max-age=20');
+      if (path.startsWith('/max-age')) res.setHeader('cache-control', 'public, max-age=20');
       if (path === '/no-cache') res.setHeader('cache-control', 'no-cache');
       if (path === '/expires') res.setHeader('expires', new Date(clock.now().getTime() + 45_000).toUTCString());
       res.end(body);
@@ -126,6 +126,12 @@ describe.each(DATABASE_KINDS)('status-list cache (%s)', (kind) => {
     clock.advance(31);
     await short.token(`${origin}/short-max`);
     expect(served).toBe(before + 1);
+  });
+
+  it('the SSRF-safe fetch itself reports Cache-Control: honoured without a replaced fetcher', async () => {
+    const source = new CachedStatusListSource({ db: t.db, clock, options: options([origin]) });
+    await source.token(`${origin}/max-age?direct`);
+    expect(await lifetimeOf(`${origin}/max-age?direct`)).toBe(20);
   });
 
   it('refuses a list served as another media type than statuslist+jwt or vc+jwt, and caches nothing', async () => {
