@@ -14,3 +14,4 @@ export * from './platform.js';
 export * from './bootstrap.js';
 export * from './upstream/index.js';
 export * from './net/index.js';
+export * from './outbound/index.js';

@@ -1,0 +1,42 @@
+/** Delivery status (001 §4.5 "webhook delivery status"). */
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'delivered', 'failed', 'dead'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Circuit breaker state of a destination (001 §6). */
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/** Why the last attempt failed; response bodies are never kept. */
+export type FailureKind = 'http_status' | 'timeout' | 'refused' | 'network';
+
+export interface Delivery {
+  id: string;
+  destinationId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  createdAt: string;
+  nextAttemptAt: string | null;
+  lastAttemptAt: string | null;
+  lastStatusCode: number | null;
+  lastError: FailureKind | null;
+  deliveredAt: string | null;
+}
+
+export interface Destination {
+  id: string;
+  url: string;
+  enabled: boolean;
+  eventTypes: string[];
+  createdAt: string;
+  circuit: { state: CircuitState; consecutiveFailures: number; openedAt: string | null };
+}
+
+/** What a context hands to `enqueue`: the event; one delivery per subscribed, enabled destination. */
+export interface OutboundEvent {
+  /** Event type, e.g. `credential.issued`; destinations subscribe by type. */
+  type: string;
+  /** The event's data (JSON); sent as `{ type, timestamp, data }` (Standard Webhooks payload shape). */
+  data: unknown;
+  /** Only this destination (otherwise every matching one). */
+  destinationId?: string;
+}

@@ -1,0 +1,65 @@
+import type { Sql } from '../../db/database.js';
+import type { CircuitState } from '../domain/delivery.js';
+
+/**
+ * The circuit breaker per destination (001 §6), its state in the destination row so that every replica agrees.
+ * Closed → open after `threshold` consecutive failures; open holds the destination's deliveries; after the
+ * cool-down one replica moves it to half-open and takes the one probe slot (the row lock of this UPDATE makes
+ * the move happen once: a concurrent replica re-reads the row after the first commits and no longer matches);
+ * the probe's success closes it, its failure re-opens it. A probe slot whose replica died frees itself at
+ * `probe_until`.
+ */
+export async function takeProbeSlots(
+  sql: Sql,
+  now: Date,
+  cooldownMs: number,
+  leaseMs: number,
+): Promise<{ tenant_id: string; id: string }[]> {
+  const { rows } = await sql.query<{ tenant_id: string; id: string }>(
+    `UPDATE webhook_destinations SET circuit_state = 'half_open', probe_until = $1::timestamptz + $3 * interval '1 millisecond'
+      WHERE (circuit_state = 'open' AND opened_at <= $1::timestamptz - $2 * interval '1 millisecond')
+         OR (circuit_state = 'half_open' AND probe_until < $1::timestamptz)
+      RETURNING tenant_id, id`,
+    [now, cooldownMs, leaseMs],
+  );
+  return rows;
+}
+
+/** A probe that found nothing to send gives its slot back, so the next round may probe again. */
+export async function releaseProbeSlot(sql: Sql, tenantId: string, id: string): Promise<void> {
+  await sql.query(
+    `UPDATE webhook_destinations SET probe_until = NULL WHERE tenant_id = $1 AND id = $2 AND circuit_state = 'half_open'`,
+    [tenantId, id],
+  );
+}
+
+export async function recordSuccess(sql: Sql, tenantId: string, id: string): Promise<CircuitState | null> {
+  const { rows } = await sql.query<{ circuit_state: CircuitState }>(
+    `UPDATE webhook_destinations SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
+      WHERE tenant_id = $1 AND id = $2 RETURNING circuit_state`,
+    [tenantId, id],
+  );
+  return rows[0]?.circuit_state ?? null;
+}
+
+/** A failure counts; the threshold (or any failure of the half-open probe) opens the circuit. */
+export async function recordFailure(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  now: Date,
+  threshold: number,
+): Promise<CircuitState | null> {
+  const { rows } = await sql.query<{ circuit_state: CircuitState }>(
+    `UPDATE webhook_destinations d SET
+        consecutive_failures = d.consecutive_failures + 1,
+        circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + 1 >= $4 THEN 'open'
+                             ELSE d.circuit_state END,
+        opened_at = CASE WHEN d.circuit_state = 'half_open' OR (d.circuit_state = 'closed' AND d.consecutive_failures + 1 >= $4)
+                         THEN $3::timestamptz ELSE d.opened_at END,
+        probe_until = NULL
+      WHERE tenant_id = $1 AND id = $2 RETURNING circuit_state`,
+    [tenantId, id, now, threshold],
+  );
+  return rows[0]?.circuit_state ?? null;
+}

@@ -1,0 +1,71 @@
+import type { Sql } from '../../db/database.js';
+import type { CircuitState, Destination } from '../domain/delivery.js';
+
+interface DestinationRow {
+  id: string;
+  url: string;
+  enabled: boolean;
+  event_types: string[];
+  created_at: Date | string;
+  circuit_state: CircuitState;
+  consecutive_failures: number;
+  opened_at: Date | string | null;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+const toDestination = (r: DestinationRow): Destination => ({
+  id: r.id,
+  url: r.url,
+  enabled: r.enabled,
+  eventTypes: r.event_types,
+  createdAt: iso(r.created_at)!,
+  circuit: { state: r.circuit_state, consecutiveFailures: r.consecutive_failures, openedAt: iso(r.opened_at) },
+});
+
+const COLUMNS = `id, url, enabled, event_types, created_at, circuit_state, consecutive_failures, opened_at`;
+
+/** Destinations of the unit of work's tenant (row-level security applies the tenant). */
+export async function insertDestination(
+  sql: Sql,
+  d: { id: string; url: string; sealedSecret: string; enabled: boolean; eventTypes: readonly string[] },
+): Promise<Destination> {
+  const { rows } = await sql.query<DestinationRow>(
+    `INSERT INTO webhook_destinations (id, url, sealed_secret, enabled, event_types) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${COLUMNS}`,
+    [d.id, d.url, d.sealedSecret, d.enabled, d.eventTypes],
+  );
+  return toDestination(rows[0]!);
+}
+
+export async function listDestinations(sql: Sql): Promise<Destination[]> {
+  const { rows } = await sql.query<DestinationRow>(
+    `SELECT ${COLUMNS} FROM webhook_destinations ORDER BY created_at, id`,
+  );
+  return rows.map(toDestination);
+}
+
+export async function deleteDestination(sql: Sql, id: string): Promise<boolean> {
+  const { rowCount } = await sql.query(`DELETE FROM webhook_destinations WHERE id = $1`, [id]);
+  return rowCount > 0;
+}
+
+/** Platform scope: the sealed secret of one destination (for the delivery job). */
+export async function readSealedSecret(sql: Sql, tenantId: string, id: string): Promise<string | null> {
+  const { rows } = await sql.query<{ sealed_secret: string }>(
+    `SELECT sealed_secret FROM webhook_destinations WHERE tenant_id = $1 AND id = $2`,
+    [tenantId, id],
+  );
+  return rows[0]?.sealed_secret ?? null;
+}
+
+/** Platform scope: every destination's circuit state (the circuit gauge). */
+export async function circuitStates(
+  sql: Sql,
+): Promise<{ tenant_id: string; id: string; circuit_state: CircuitState }[]> {
+  return (
+    await sql.query<{ tenant_id: string; id: string; circuit_state: CircuitState }>(
+      `SELECT tenant_id, id, circuit_state FROM webhook_destinations`,
+    )
+  ).rows;
+}

@@ -1,0 +1,195 @@
+import type { Sql } from '../../db/database.js';
+import type { Delivery, DeliveryStatus, FailureKind, OutboundEvent } from '../domain/delivery.js';
+
+/**
+ * The outbox (001 §6): `enqueue` runs inside the caller's unit of work (`db.withTenant(tenant, sql => ...)`), so
+ * the deliveries commit or roll back with the change that causes them. One row per enabled destination of the
+ * tenant subscribed to the event type; answers the ids (each is the `webhook-id` the receiver sees).
+ */
+export async function enqueue(sql: Sql, event: OutboundEvent, now: Date = new Date()): Promise<string[]> {
+  const body = JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data ?? null });
+  const { rows } = await sql.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (id, destination_id, event_type, body, created_at, next_attempt_at)
+     SELECT gen_random_uuid(), d.id, $1, $2, $3, $3 FROM webhook_destinations d
+      WHERE d.enabled AND (cardinality(d.event_types) = 0 OR $1 = ANY (d.event_types))
+        AND ($4::uuid IS NULL OR d.id = $4::uuid)
+     RETURNING id`,
+    [event.type, body, now, event.destinationId ?? null],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A row claimed for delivery by this replica. */
+export interface ClaimedDelivery {
+  tenant_id: string;
+  id: string;
+  destination_id: string;
+  url: string;
+  body: string;
+  attempts: number;
+  created_at: Date | string;
+}
+
+const CLAIM = (where: string, limit: string) => `
+  WITH due AS (
+    SELECT w.tenant_id, w.id FROM webhook_deliveries w
+      JOIN webhook_destinations d ON d.tenant_id = w.tenant_id AND d.id = w.destination_id
+     WHERE d.enabled AND ${where}
+     ORDER BY w.next_attempt_at LIMIT ${limit}
+     FOR UPDATE OF w SKIP LOCKED)
+  UPDATE webhook_deliveries w
+     SET status = 'delivering', attempts = w.attempts + 1, last_attempt_at = $1,
+         lease_until = $1::timestamptz + $2 * interval '1 millisecond'
+    FROM due WHERE w.tenant_id = due.tenant_id AND w.id = due.id
+  RETURNING w.tenant_id, w.id, w.destination_id, w.body, w.attempts, w.created_at,
+    (SELECT url FROM webhook_destinations d WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id) AS url`;
+
+/**
+ * Platform scope. Claims due rows of closed circuits: `FOR UPDATE SKIP LOCKED` lets replicas claim side by side
+ * without waiting or taking the same row, and the claim commits `delivering` with a lease, so no other replica
+ * takes the row while the POST is in flight; a row whose lease ran out (its replica died) is due again.
+ */
+export async function claimDue(sql: Sql, now: Date, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+  const { rows } = await sql.query<ClaimedDelivery>(
+    CLAIM(
+      `d.circuit_state = 'closed' AND ((w.status IN ('pending', 'failed') AND w.next_attempt_at <= $1)
+        OR (w.status = 'delivering' AND w.lease_until < $1))`,
+      '$3',
+    ),
+    [now, leaseMs, limit],
+  );
+  return rows;
+}
+
+/** Platform scope. The one probe of a half-open destination: its oldest undelivered row, due or not. */
+export async function claimProbe(
+  sql: Sql,
+  now: Date,
+  leaseMs: number,
+  tenantId: string,
+  destinationId: string,
+): Promise<ClaimedDelivery | undefined> {
+  const { rows } = await sql.query<ClaimedDelivery>(
+    CLAIM(
+      `d.tenant_id = $3 AND d.id = $4 AND (w.status IN ('pending', 'failed')
+        OR (w.status = 'delivering' AND w.lease_until < $1))`,
+      '1',
+    ),
+    [now, leaseMs, tenantId, destinationId],
+  );
+  return rows[0];
+}
+
+export async function markDelivered(
+  sql: Sql,
+  d: ClaimedDelivery,
+  result: { now: Date; statusCode: number; latencyMs: number },
+): Promise<void> {
+  await sql.query(
+    `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $4, lease_until = NULL, next_attempt_at = $4,
+        last_status_code = $5, last_error = NULL, last_latency_ms = $6
+      WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND status = 'delivering'`,
+    [d.tenant_id, d.id, d.attempts, result.now, result.statusCode, result.latencyMs],
+  );
+}
+
+export async function markFailed(
+  sql: Sql,
+  d: ClaimedDelivery,
+  result: {
+    status: 'failed' | 'dead';
+    nextAttemptAt: Date;
+    statusCode: number | null;
+    kind: FailureKind;
+    latencyMs: number;
+  },
+): Promise<void> {
+  await sql.query(
+    `UPDATE webhook_deliveries SET status = $4, next_attempt_at = $5, lease_until = NULL,
+        last_status_code = $6, last_error = $7, last_latency_ms = $8
+      WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND status = 'delivering'`,
+    [
+      d.tenant_id,
+      d.id,
+      d.attempts,
+      result.status,
+      result.nextAttemptAt,
+      result.statusCode,
+      result.kind,
+      result.latencyMs,
+    ],
+  );
+}
+
+/**
+ * Platform scope. Deliveries held past their maximum age (their circuit open, or their destination disabled)
+ * are dead-lettered without a further attempt; those of closed circuits die on their last failed attempt.
+ */
+export async function expireHeld(sql: Sql, now: Date, maxAgeMs: number): Promise<number> {
+  const { rowCount } = await sql.query(
+    `UPDATE webhook_deliveries w SET status = 'dead', next_attempt_at = $1 FROM webhook_destinations d
+      WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id
+        AND (d.circuit_state <> 'closed' OR NOT d.enabled)
+        AND w.status IN ('pending', 'failed') AND w.created_at <= $1::timestamptz - $2 * interval '1 millisecond'`,
+    [now, maxAgeMs],
+  );
+  return rowCount;
+}
+
+interface DeliveryRow {
+  id: string;
+  destination_id: string;
+  event_type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  created_at: Date | string;
+  next_attempt_at: Date | string;
+  last_attempt_at: Date | string | null;
+  last_status_code: number | null;
+  last_error: FailureKind | null;
+  delivered_at: Date | string | null;
+}
+
+const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+
+export const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  destinationId: r.destination_id,
+  eventType: r.event_type,
+  status: r.status,
+  attempts: r.attempts,
+  createdAt: iso(r.created_at)!,
+  nextAttemptAt: r.status === 'pending' || r.status === 'failed' ? iso(r.next_attempt_at) : null,
+  lastAttemptAt: iso(r.last_attempt_at),
+  lastStatusCode: r.last_status_code,
+  lastError: r.last_error,
+  deliveredAt: iso(r.delivered_at),
+});
+
+/** Tenant scope: a page of deliveries, newest first, keyset after (createdAt, id) of the previous page's last. */
+export async function listDeliveries(
+  sql: Sql,
+  filter: {
+    destinationId?: string;
+    status?: DeliveryStatus;
+    limit: number;
+    after?: { createdAt: string; id: string };
+  },
+): Promise<Delivery[]> {
+  const { rows } = await sql.query<DeliveryRow>(
+    `SELECT id, destination_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at,
+            last_status_code, last_error, delivered_at
+       FROM webhook_deliveries
+      WHERE ($1::uuid IS NULL OR destination_id = $1::uuid) AND ($2::text IS NULL OR status = $2)
+        AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+      ORDER BY created_at DESC, id DESC LIMIT $5`,
+    [
+      filter.destinationId ?? null,
+      filter.status ?? null,
+      filter.after?.createdAt ?? null,
+      filter.after?.id ?? null,
+      filter.limit,
+    ],
+  );
+  return rows.map(toDelivery);
+}
