@@ -140,6 +140,27 @@ describe('PAdES form parameters (pglite)', () => {
     }
   });
 
+  it('turns the appearance with the page when rotation is AUTOMATIC (a page rotated 90°), still valid by pdfsig', async () => {
+    const signed = await signThroughApi(bed, {
+      pdf: await samplePdf({ rotate: 90 }),
+      kid: 'pades-rsa',
+      pades: {
+        visualSignatureParameters: {
+          rotation: 'AUTOMATIC',
+          textParameters: { text: 'Rotated with the page' },
+          fieldParameters: { originX: '100f', originY: '100f', width: '200f', height: '50f' },
+        },
+      },
+    });
+    // The appearance is drawn upright in a 50 × 200 box and turned by its /Matrix (ISO 32000-1 §8.10.1).
+    expect(signed.toString('latin1')).toMatch(
+      /\/BBox \[ 0 0 50 200 \][\s\S]*?\/Matrix \[ 0 1 -1 0 200 0 \]|\/Matrix \[ 0 1 -1 0 200 0 \][\s\S]*?\/BBox \[ 0 0 50 200 \]/,
+    );
+    expect((await pdfsig(signed)).signatures[0]!.valid).toBe(true);
+    const page = await renderPage(signed, 1);
+    expect(page.width).toBeGreaterThan(page.height);
+  });
+
   it('signs into an existing empty signature field named by fieldId', async () => {
     // PDF user space: the field spans x 300..500, y 600..680 (from the top: 162..242).
     const pdf = await pdfWithEmptyField('ApproverSignature', [300, 600, 500, 680]);
