@@ -64,7 +64,7 @@ describe.each(DATABASE_KINDS)('sealed personal data in the token service (%s)', 
     );
     expect(await userinfo(tokens.access_token)).toMatchObject({ email: 'legacy@demo.example' });
 
-    await sealPersonalDataJob(h.ctx).run();
+    await sealPersonalDataJob(h.ctx).run(new AbortController().signal);
     const row = await grantRow(grantId);
     expect(row.claims).toEqual({});
     expect(row.sealed_claims).toMatch(/^e1\./);
