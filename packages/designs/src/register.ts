@@ -4,6 +4,7 @@ import { DESIGN_KINDS } from './domain/enums.js';
 import { KINDS } from './domain/kinds.js';
 import { registerDesignRoutes } from './http/design-routes.js';
 import { registerDesignErrorHandler } from './http/error-handler.js';
+import { registerJsonBody } from './http/json-body.js';
 import { registerSnapshotRoutes } from './http/snapshot-routes.js';
 import { registerVariantRoutes } from './http/variant-routes.js';
 import { registerAssetRoutes } from './http/asset-routes.js';
@@ -43,6 +44,7 @@ export function registerDesignsRoutes(app: RoleApp, platform: Platform, deps: De
   const services = createDesignsServices(platform, deps);
   void app.register(async (scope: RoleApp) => {
     registerDesignErrorHandler(scope, platform.metrics);
+    registerJsonBody(scope);
     for (const kind of DESIGN_KINDS) registerDesignRoutes(scope, services, KINDS[kind]);
     registerSnapshotRoutes(scope, services);
     registerVariantRoutes(scope, services);
