@@ -63,6 +63,7 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
   if (!clients[DEMO_RP.clientId]) {
     clients[DEMO_RP.clientId] = {
       'client-secret': `{plain}${DEMO_RP.secret}`,
+      'client-name': 'Demo relying party',
       'redirect-uris': [DEMO_RP.redirectUri],
       'grant-types': ['authorization_code', 'refresh_token'],
       scopes: ['openid', 'profile', 'email', config.deployment.serviceClaim, 'offline_access'],

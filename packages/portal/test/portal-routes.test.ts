@@ -125,6 +125,8 @@ describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
   it('a valid request: a session bound to it, the QR of its request URI, the transaction in a signed HttpOnly cookie', async () => {
     const { res, html, session } = await signin();
     expect(session.clientId).toBe('demo-rp');
+    // The relying party is named by its display name from the token service's registry (issue 14 §7).
+    expect(html).toContain('Demo library');
     expect(session.codeChallenge).toBe(CHALLENGE);
     expect(session.oauthSessionId).toMatch(/^[0-9a-f-]{36}$/);
     const qr = attributeOf(html, 'qr', 'src')!;

@@ -15,6 +15,8 @@ export const ClientConfigSchema = Type.Object(
      * native or a public client may vary the port of a loopback redirect URI (RFC 8252 §7.3). Default `web`.
      */
     'application-type': Type.Union([Type.Literal('web'), Type.Literal('native')], { default: 'web' }),
+    /** The name people see for the client (OIDC Dynamic Client Registration `client_name`): the portal shows it. */
+    'client-name': Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     /** `{plain}secret` (development only) or `{argon2}$argon2id$...` (production). Absent: a public client. */
     'client-secret': Type.Optional(Type.String({ minLength: 1 })),
     'redirect-uris': Type.Array(Type.String({ minLength: 1 }), { default: [] }),

@@ -20,6 +20,8 @@ export interface Client {
   /** Roles of the client's own client_credentials tokens. */
   roles: readonly string[];
   applicationType: 'web' | 'native';
+  /** Display name (`client-name`), when configured. */
+  clientName: string | null;
 }
 
 /** Clients from configuration (000 §2.8), keyed by tenant and client id. */
@@ -110,5 +112,6 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     audience: entry.audience ?? clientId,
     roles: entry.roles,
     applicationType: entry['application-type'],
+    clientName: entry['client-name'] ?? null,
   };
 }

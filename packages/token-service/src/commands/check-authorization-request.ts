@@ -5,7 +5,15 @@ import { checkAuthorizationRequest } from '../domain/authorization-request.js';
 export const PORTAL_CHECK_SCOPE = 'token-service:authorization-check';
 
 export type AuthorizationRequestVerdict =
-  | { valid: true; clientId: string; redirectUri: string; scope: string; codeChallenge: string }
+  | {
+      valid: true;
+      clientId: string;
+      /** The client's display name, for the sign-in page (issue 14 §7); absent when none is configured. */
+      clientName?: string;
+      redirectUri: string;
+      scope: string;
+      codeChallenge: string;
+    }
   | { valid: false; error: string; error_description: string; redirectUri: string | null; state: string | null };
 
 /**
@@ -28,6 +36,7 @@ export function checkAuthorizationRequestCommand(ctx: TokenServiceContext) {
         return {
           valid: true,
           clientId: r.client.clientId,
+          ...(r.client.clientName ? { clientName: r.client.clientName } : {}),
           redirectUri: r.redirectUri,
           scope: r.scope,
           codeChallenge: r.codeChallenge,
