@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 export interface TestReceiver {
   origin: string;
   url: string;
-  readonly requests: { headers: IncomingHttpHeaders; body: string }[];
-  /** The status answered from now on. */
+  readonly requests: { headers: IncomingHttpHeaders; body: string; acknowledged: boolean }[];
+  /** The status answered from now on; 0: hold every request unanswered (a receiver mid-delivery). */
   answer(status: number): void;
   /** Requests per webhook-id. */
   countsById(): Map<string, number>;
@@ -14,13 +14,15 @@ export interface TestReceiver {
 }
 
 export async function startTestReceiver(path = '/hook'): Promise<TestReceiver> {
-  const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const requests: { headers: IncomingHttpHeaders; body: string; acknowledged: boolean }[] = [];
   let status = 204;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const body = Buffer.concat(chunks).toString('utf8');
+      requests.push({ headers: req.headers, body, acknowledged: status >= 200 && status < 300 });
+      if (status === 0) return;
       res.statusCode = status;
       res.end(status >= 400 ? 'receiver error text that must never be stored' : '');
     });

@@ -23,6 +23,11 @@ export interface OutboundOptions {
   allowPrivateOrigins: readonly string[];
   /** Plain http to public addresses (development only; default false). */
   allowHttp: boolean;
+  /**
+   * How long past the POST's timeout a claimed row stays with its replica (default 30 s): a replica that died
+   * mid-delivery leaves its rows to the others after timeoutMs + leaseMarginMs.
+   */
+  leaseMarginMs: number;
   /** Key-encryption key alias that seals destination secrets (default `platform-webhook-secrets`). */
   sealerAlias: string;
 }
@@ -38,8 +43,9 @@ export const DEFAULT_OUTBOUND_OPTIONS: OutboundOptions = {
   breakerCooldownMs: 60_000,
   allowPrivateOrigins: [],
   allowHttp: false,
+  leaseMarginMs: 30_000,
   sealerAlias: 'platform-webhook-secrets',
 };
 
 /** A claimed row belongs to its replica this long: the POST's timeout and a margin for writing the outcome. */
-export const leaseMs = (options: OutboundOptions) => options.timeoutMs + 30_000;
+export const leaseMs = (options: OutboundOptions) => options.timeoutMs + options.leaseMarginMs;
