@@ -71,7 +71,14 @@ export function registerWebhookRoutes(
 
   app.get(
     '/api/v1/webhooks/destinations',
-    { config, schema: { tags: ['webhooks'], summary: 'List the webhook destinations of the tenant.' } },
+    {
+      config,
+      schema: {
+        querystring: Type.Object({}, { additionalProperties: false }),
+        tags: ['webhooks'],
+        summary: 'List the webhook destinations of the tenant.',
+      },
+    },
     async (request) => ({ data: await bus.execute(commands.list, commandContext(request), {}) }),
   );
 

@@ -1,6 +1,8 @@
 import type { Sql } from '../../db/database.js';
 import type { Delivery, DeliveryStatus, FailureKind, OutboundEvent } from '../domain/delivery.js';
 
+export const MAX_EVENT_BYTES = 256 * 1024;
+
 /**
  * The outbox (001 §6): `enqueue` runs inside the caller's unit of work (`db.withTenant(tenant, sql => ...)`), so
  * the deliveries commit or roll back with the change that causes them. One row per enabled destination of the
@@ -8,6 +10,8 @@ import type { Delivery, DeliveryStatus, FailureKind, OutboundEvent } from '../do
  */
 export async function enqueue(sql: Sql, event: OutboundEvent, now: Date = new Date()): Promise<string[]> {
   const body = JSON.stringify({ type: event.type, timestamp: now.toISOString(), data: event.data ?? null });
+  // Webhooks carry notifications, not documents: a receiver fetches anything larger through the API.
+  if (Buffer.byteLength(body) > MAX_EVENT_BYTES) throw new RangeError('the webhook event is larger than 256 KiB');
   const { rows } = await sql.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, destination_id, event_type, body, created_at, next_attempt_at)
      SELECT gen_random_uuid(), d.id, $1, $2, $3, $3 FROM webhook_destinations d
