@@ -38,6 +38,7 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
       url: setup.url,
       ...(setup.requests ? { requests: setup.requests } : {}),
       ...(setup.serverPid ? { serverPid: setup.serverPid } : {}),
+      ...(setup.expectedStatus ? { expectedStatus: setup.expectedStatus } : {}),
       connections: connectionsFor(scenario, options),
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,

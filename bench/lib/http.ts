@@ -113,6 +113,8 @@ export interface HttpLoadOptions {
   durationSeconds: number;
   /** The server's process, whose CPU time is read before and after the run. */
   serverPid?: number;
+  /** The one status the responses should have (default: any 2xx). */
+  expectedStatus?: number;
 }
 
 /**
@@ -121,6 +123,8 @@ export interface HttpLoadOptions {
  */
 export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement> {
   const histogram = new LatencyHistogram();
+  const expected = options.expectedStatus;
+  let unexpected = 0;
   const cpuBefore = options.serverPid ? processCpuSeconds(options.serverPid) : null;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
@@ -136,7 +140,8 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
         error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(res),
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-      if (statusCode >= 200 && statusCode < 300) histogram.record(responseTime);
+      if (expected ? statusCode === expected : statusCode >= 200 && statusCode < 300) histogram.record(responseTime);
+      else unexpected++;
     });
   });
   const cpuAfter = options.serverPid ? processCpuSeconds(options.serverPid) : null;
@@ -155,7 +160,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
     cpuSeconds,
     cpuUsPerOp: cpuSeconds !== null && total > 0 ? (cpuSeconds / total) * 1e6 : null,
     errors: result.errors,
-    non2xx: result.non2xx,
+    non2xx: expected ? unexpected : result.non2xx,
     connections: options.connections,
   };
 }

@@ -24,6 +24,11 @@ export interface ScenarioSetup {
   requests?: autocannon.Request[];
   /** The server child (`http`): its CPU time during the measurement gives the CPU cost per request. */
   serverPid?: number;
+  /**
+   * The status every response should have (`http`; default any 2xx): a conditional request's 304, say. Latency is
+   * recorded for these responses only, and any other status counts as a failure.
+   */
+  expectedStatus?: number;
   /** One operation (`cpu`); a returned promise is awaited before the next call. */
   fn?: () => void | Promise<void>;
   teardown(): Promise<void>;
@@ -67,7 +72,7 @@ export interface Measurement {
   cpuUsPerOp: number | null;
   /** `http` only: connection errors and timeouts. */
   errors: number;
-  /** `http` only: responses with a status outside 2xx. */
+  /** `http` only: responses with a status outside 2xx (or other than the scenario's `expectedStatus`). */
   non2xx: number;
   /** `http` only. */
   connections?: number;

@@ -4,6 +4,8 @@ import { platformPublicRoute } from './platform-public-route.js';
 import { rs256Sign } from './rs256-sign.js';
 import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
 import { statusListScenarios } from '../../packages/status-lists/bench/index.js';
+import { designScenarios } from '../../packages/designs/bench/index.js';
+import { partyScenarios } from '../../packages/parties/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import {
   oidcProviderCodeExchange,
@@ -32,4 +34,6 @@ export const scenarios: readonly Scenario[] = [
   dpopVerifyMemory,
   dpopVerifyRedis,
   ...statusListScenarios,
+  ...designScenarios,
+  ...partyScenarios,
 ];

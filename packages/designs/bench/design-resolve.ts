@@ -49,6 +49,8 @@ function resolveSetup(context: SetupContext, conditional: boolean): Promise<Scen
       let next = 0;
       return {
         url: child.url,
+        // The conditional resolve answers 304 Not Modified: that is its success.
+        ...(conditional ? { expectedStatus: 304 } : {}),
         requests: [
           {
             method: 'POST',

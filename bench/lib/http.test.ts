@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runHttpLoad } from './http.js';
+
+/** A scenario may name the status its responses should have (a conditional request's 304). */
+describe('runHttpLoad: the expected status', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      res.statusCode = 304;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('counts a 304 as a success when the scenario expects it, and as a failure otherwise', async () => {
+    const expected = await runHttpLoad({ url, connections: 2, durationSeconds: 1, expectedStatus: 304 });
+    expect(expected.total).toBeGreaterThan(0);
+    expect(expected.non2xx).toBe(0);
+    expect(expected.latencyMs.max).toBeGreaterThan(0);
+
+    const plain = await runHttpLoad({ url, connections: 2, durationSeconds: 1 });
+    expect(plain.total).toBeGreaterThan(0);
+    expect(plain.non2xx).toBe(plain.total);
+  });
+});
