@@ -26,8 +26,12 @@ describe('server start on embedded defaults', () => {
     try {
       expect([...server.apps.keys()].sort()).toEqual([
         'bridge',
+        'designs',
         'management',
+        'parties',
         'portal',
+        'signing',
+        'status-lists',
         'token-external',
         'token-internal',
       ]);
