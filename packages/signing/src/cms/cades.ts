@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { BoundedCache } from '../domain/bounded-cache.js';
 import { DIGEST_OID, NODE_HASH, type AlgorithmSpec, type DigestAlgorithm } from '../domain/algorithms.js';
 
 /**
@@ -28,6 +29,10 @@ const SIGNATURE_OID: Record<string, string> = {
   DSA_SHA512: '2.16.840.1.101.3.4.3.4',
 };
 
+const parsed = new BoundedCache<pkijs.Certificate>(512);
+/** The pkijs form of a DER certificate, parsed once per certificate. */
+const parse = (der: Buffer) => parsed.get(der.toString('base64'), () => pkijs.Certificate.fromBER(new Uint8Array(der)));
+
 export interface SignedAttributes {
   attributes: pkijs.Attribute[];
   /** DER of the attributes as a SET OF: what the signature covers (RFC 5652 §5.4). */
@@ -39,7 +44,7 @@ export function signedAttributes(input: {
   messageDigest: Buffer;
   certificate: Buffer;
 }): SignedAttributes {
-  const certificate = pkijs.Certificate.fromBER(new Uint8Array(input.certificate));
+  const certificate = parse(input.certificate);
   const essCertIdV2 = new asn1js.Sequence({
     value: [
       // hashAlgorithm is omitted: SHA-256 is its DEFAULT (RFC 5035 §4).
@@ -106,8 +111,8 @@ export function signedData(input: {
   certificate: Buffer;
   chain: readonly Buffer[];
 }): Buffer {
-  const certificate = pkijs.Certificate.fromBER(new Uint8Array(input.certificate));
-  const chain = input.chain.map((der) => pkijs.Certificate.fromBER(new Uint8Array(der)));
+  const certificate = parse(input.certificate);
+  const chain = input.chain.map(parse);
   const digestAlgorithm = algorithmId(DIGEST_OID[input.digestAlgorithm]);
   const signerInfo = new pkijs.SignerInfo({
     version: 1,

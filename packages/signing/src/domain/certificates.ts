@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { BoundedCache } from './bounded-cache.js';
 import { badRequest } from './errors.js';
 
 /**
@@ -54,7 +55,14 @@ export function keyUsages(certificate: X509Certificate): string[] | null {
 /** DNs in RFC 4514 order (most specific first), from node's line-per-attribute form. */
 const dn = (text: string) => text.split('\n').filter(Boolean).reverse().join(', ');
 
+const views = new BoundedCache<CertificateView>(512);
+
+/** The wire view of a DER certificate (computed once per certificate). */
 export function certificateView(der: Buffer): CertificateView {
+  return views.get(der.toString('base64'), () => computeView(der));
+}
+
+function computeView(der: Buffer): CertificateView {
   const certificate = new X509Certificate(der);
   return {
     value: der.toString('base64'),
