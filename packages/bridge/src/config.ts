@@ -11,14 +11,25 @@ import { ReconciliationConfigSchema } from './reconciliation/config.js';
 /**
  * A trusted issuer of a credential query (000 §2.2 trusted_issuers): a DID (did:jwk, did:key), a pinned public JWK
  * (JSON text), or an X.509 trust anchor (PEM). A plain string is read by its shape: `did:...`, `{...}` or
- * `-----BEGIN CERTIFICATE-----...`.
+ * `-----BEGIN CERTIFICATE-----...`. An X.509 entry may also name extended key usages (OIDs, RFC 5280 §4.2.1.12)
+ * that the leaf of the issuer's x5c chain must all carry.
  */
 export const TrustedIssuerSchema = Type.Union([
   Type.String({ minLength: 1 }),
   Type.Object(
     {
-      kind: Type.Union([Type.Literal('did'), Type.Literal('jwk'), Type.Literal('x509')]),
+      kind: Type.Union([Type.Literal('did'), Type.Literal('jwk')]),
       value: Type.String({ minLength: 1 }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal('x509'),
+      value: Type.String({ minLength: 1 }),
+      extendedKeyUsage: Type.Optional(
+        Type.Array(Type.String({ pattern: '^[0-2](\\.(0|[1-9][0-9]*))+$' }), { minItems: 1, maxItems: 16 }),
+      ),
     },
     { additionalProperties: false },
   ),

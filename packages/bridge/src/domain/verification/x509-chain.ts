@@ -5,15 +5,20 @@ import {
   parsePemChain,
   publicJwkOf,
   uriNames,
-  x509,
-  x509Crypto,
+  type x509,
 } from '../../crypto/certificates.js';
+import { nameConstraintViolation } from './x509-name-constraints.js';
+import { buildPath } from './x509-path.js';
+import { issuerConstraints, leafUsage, unknownCriticalExtension } from './x509-usage.js';
 
 /**
- * X.509 issuer trust (SD-JWT VC §3.5 "x5c"; RFC 5280 path validation, reduced to what a pinned anchor needs): the
- * header chain must lead, certificate by certificate, to the configured trust anchor; every certificate must be
- * within its validity at `now`, give or take the tolerated clock skew; every issuing certificate must be a CA; and the leaf must name the `iss` value as a
- * URI subjectAltName (or, for an https issuer, its host as a DNS subjectAltName).
+ * X.509 issuer trust (SD-JWT VC §3.5 "x5c"; RFC 5280 §6 path validation against a pinned anchor): the path is
+ * built from the header's certificates to the configured trust anchor with @peculiar/x509's chain builder (names,
+ * key identifiers, signatures), then validated: every certificate within its validity at `now`, give or take the
+ * tolerated clock skew; no unknown critical extension; every issuing certificate a CA whose keyUsage (when present)
+ * allows keyCertSign, within its pathLenConstraint and name constraints; the leaf's keyUsage (when present) allows
+ * digitalSignature and it carries the configured extended key usages; and the leaf names the `iss` value as a URI
+ * subjectAltName (or, for an https issuer, its host as a DNS subjectAltName).
  */
 export type ChainResult = { ok: true; leafJwk: JWK } | { ok: false; reason: string };
 
@@ -23,27 +28,23 @@ export interface CheckTime {
   skewSeconds: number;
 }
 
+/** What the trusted-issuer entry asks of the leaf beyond the path (config `trustedIssuers[].extendedKeyUsage`). */
+export interface LeafPolicy {
+  /** OIDs the leaf's extKeyUsage must all carry; absent or empty: no EKU is required. */
+  extendedKeyUsage?: readonly string[];
+}
+
 const within = (c: x509.X509Certificate, at: CheckTime) => {
   const skewMs = at.skewSeconds * 1000;
   return c.notBefore.getTime() - skewMs <= at.now.getTime() && at.now.getTime() <= c.notAfter.getTime() + skewMs;
 };
-const isCa = (c: x509.X509Certificate) => c.getExtension(x509.BasicConstraintsExtension)?.ca === true;
-const sameCertificate = (a: x509.X509Certificate, b: x509.X509Certificate) =>
-  Buffer.from(a.rawData).equals(Buffer.from(b.rawData));
-
-async function signedBy(child: x509.X509Certificate, parent: x509.X509Certificate): Promise<boolean> {
-  try {
-    return await child.verify({ publicKey: parent.publicKey, signatureOnly: true }, x509Crypto);
-  } catch {
-    return false;
-  }
-}
 
 export async function validateChain(
   x5c: unknown,
   anchorPem: string,
   iss: unknown,
   at: CheckTime,
+  policy: LeafPolicy = {},
 ): Promise<ChainResult> {
   if (!Array.isArray(x5c) || x5c.length === 0 || x5c.length > 5 || !x5c.every((v) => typeof v === 'string'))
     return { ok: false, reason: 'the x5c header is missing or malformed' };
@@ -58,24 +59,18 @@ export async function validateChain(
     return { ok: false, reason: 'the x5c chain cannot be parsed' };
   }
   if (!within(anchor, at)) return { ok: false, reason: 'the trust anchor is outside its validity period' };
-  for (const [i, certificate] of chain.entries()) {
+  for (const [i, certificate] of chain.entries())
     if (!within(certificate, at))
       return { ok: false, reason: `certificate ${i} of the x5c chain is outside its validity period` };
-    if (sameCertificate(certificate, anchor)) {
-      // The chain may end with the anchor itself; then it is trusted as configured.
-      if (i === 0) return leafResult(certificate, iss);
-      break;
-    }
-    const parent = chain[i + 1] ?? anchor;
-    if (!isCa(parent)) return { ok: false, reason: `the issuer of certificate ${i} is not a CA` };
-    if (!(await signedBy(certificate, parent)))
-      return { ok: false, reason: `certificate ${i} of the x5c chain is not signed by its issuer` };
-    if (parent === anchor) break;
-  }
-  const last = chain[chain.length - 1]!;
-  if (!sameCertificate(last, anchor) && !(await signedBy(last, anchor)))
-    return { ok: false, reason: 'the x5c chain does not lead to a trusted anchor' };
-  return leafResult(chain[0]!, iss);
+  const built = await buildPath(chain, anchor);
+  if (!built.ok) return built;
+  const reason =
+    unknownCriticalExtension(built.path) ??
+    issuerConstraints(built.path) ??
+    nameConstraintViolation(built.path) ??
+    leafUsage(built.path[0]!, policy.extendedKeyUsage ?? []);
+  if (reason) return { ok: false, reason };
+  return leafResult(built.path[0]!, iss);
 }
 
 async function leafResult(leaf: x509.X509Certificate, iss: unknown): Promise<ChainResult> {
