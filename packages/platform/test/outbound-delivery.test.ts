@@ -183,6 +183,15 @@ describe.each(DATABASE_KINDS)('outbound delivery (%s)', (kind) => {
     await dying.deleteDestination(tenant, destination.id);
   });
 
+  it('refuses an event larger than 256 KiB at enqueue, with nothing written', async () => {
+    const { destination } = await service.createDestination(tenant, { url: good.url });
+    await expect(
+      t.platform.db.withTenant(tenant, (sql) => enqueue(sql, { type: 'big', data: 'x'.repeat(256 * 1024) })),
+    ).rejects.toThrow(RangeError);
+    expect(await deliveriesOf(destination.id)).toEqual([]);
+    await service.deleteDestination(tenant, destination.id);
+  });
+
   it('refuses a destination on a private address at creation, and at delivery', async () => {
     for (const url of ['https://10.1.2.3/hook', 'https://169.254.169.254/', 'https://localhost/x', good.url + 'x'])
       await expect(
