@@ -6,6 +6,7 @@ import { bridgeScenarios } from '../../packages/bridge/bench/index.js';
 import { statusListScenarios } from '../../packages/status-lists/bench/index.js';
 import { designScenarios } from '../../packages/designs/bench/index.js';
 import { partyScenarios } from '../../packages/parties/bench/index.js';
+import { signingScenarios } from '../../packages/signing/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import {
   oidcProviderCodeExchange,
@@ -36,4 +37,5 @@ export const scenarios: readonly Scenario[] = [
   ...statusListScenarios,
   ...designScenarios,
   ...partyScenarios,
+  ...signingScenarios,
 ];
