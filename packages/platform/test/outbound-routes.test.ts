@@ -93,6 +93,13 @@ describe.each(DATABASE_KINDS)('webhook API (%s)', (kind) => {
     expect(events[0]!.businessIds).toEqual({ destinationId: body.id });
     expect(JSON.stringify(events)).not.toContain(body.secret.slice(6));
     expect(JSON.stringify(events)).not.toContain(receiver.url);
+    // At rest the secret is sealed by the key manager, never in clear.
+    const stored = await t.platform.db.withPlatform((sql) =>
+      sql.query<{ sealed_secret: string }>(`SELECT sealed_secret FROM webhook_destinations`),
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0]!.sealed_secret).not.toContain(body.secret.slice(6));
+    expect(stored.rows[0]!.sealed_secret).not.toContain(Buffer.from(body.secret.slice(6), 'base64').toString('hex'));
   });
 
   it('lists delivery status by destination and status, a page at a time, without payloads', async () => {
