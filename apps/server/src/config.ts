@@ -7,6 +7,7 @@ import { StatusListsConfigSchema } from '@tessera/status-lists';
 import { DesignsConfigSchema } from '@tessera/designs';
 import { PartiesConfigSchema } from '@tessera/parties';
 import { SigningConfigSchema } from '@tessera/signing';
+import { IssuanceConfigSchema } from '@tessera/issuance';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -22,6 +23,7 @@ export const ServerConfigSchema = Type.Object(
     designs: DesignsConfigSchema,
     parties: PartiesConfigSchema,
     signing: SigningConfigSchema,
+    issuance: IssuanceConfigSchema,
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */

@@ -6,6 +6,7 @@ import { statusListsMigrations } from '@tessera/status-lists';
 import { designsMigrations } from '@tessera/designs';
 import { partiesMigrations } from '@tessera/parties';
 import { signingMigrations } from '@tessera/signing';
+import { issuanceMigrations } from '@tessera/issuance';
 
 /** Every migration of the system, in order: the platform's, then each context's. */
 export const allMigrations: Migration[] = [
@@ -17,4 +18,5 @@ export const allMigrations: Migration[] = [
   ...designsMigrations,
   ...partiesMigrations,
   ...signingMigrations,
+  ...issuanceMigrations,
 ];

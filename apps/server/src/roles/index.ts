@@ -3,11 +3,11 @@ import type { RoleDefinition } from './role.js';
 import { bridgeRole } from './bridge.js';
 import { tokenRole } from './token.js';
 import { portalRole } from './portal.js';
-import { plannedRole } from './planned.js';
 import { statusListsRole } from './status-lists.js';
 import { designsRole } from './designs.js';
 import { partiesRole } from './parties.js';
 import { signingRole } from './signing.js';
+import { issuanceRole } from './issuance.js';
 
 export type { RoleDefinition, RoleListener } from './role.js';
 
@@ -20,7 +20,7 @@ export const ROLES: Record<RoleName, RoleDefinition> = {
   token: tokenRole,
   portal: portalRole,
   designs: designsRole,
-  issuance: plannedRole('issuance', 'tessera-issuer', (c) => c.server.ports.issuance, 'oauth'),
+  issuance: issuanceRole,
   'status-lists': statusListsRole,
   parties: partiesRole,
   signing: signingRole,

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from '@tessera/platform';
+import type { BagSealer } from '../crypto/bag-sealer.js';
+import { allComplete, evaluateCompleteness } from '../domain/completeness.js';
+import type { FlattenedContribution } from '../domain/contribution.js';
+import { conflict } from '../domain/errors.js';
+import { transition, type SessionState } from '../domain/session-machine.js';
+import { bagStore, type StoredAttribute, type StoredConnectorField } from '../storage/bag-store.js';
+import type { SessionRow } from '../storage/session-store.js';
+
+/**
+ * Moves a locked session through a contribution and writes its attributes and connector fields, sealed per the
+ * session's encryption mode, in the caller's unit of work. The state is checked first: a refused contribution
+ * writes nothing. Answers the new state.
+ */
+export async function applyContribution(
+  sql: Sql,
+  sealer: BagSealer,
+  tenantId: string,
+  session: SessionRow,
+  contribution: FlattenedContribution,
+  now: Date,
+): Promise<SessionState> {
+  const paths = await bagStore.paths(sql, session.id);
+  for (const a of contribution.attributes) paths.add(a.path);
+  const complete = allComplete(evaluateCompleteness(session.pipeline, paths));
+  let state = session.state;
+  for (const { contributorId, phase } of contribution.contributors) {
+    const moved = transition(session.pipeline, state, { type: 'CONTRIBUTED', contributorId, phase, complete });
+    if (!moved.ok) throw conflict(moved.reason);
+    state = moved.state;
+  }
+
+  const mode = session.encryptionMode;
+  const attributes: StoredAttribute[] = [];
+  for (const a of contribution.attributes) {
+    const id = randomUUID();
+    const cell = { tenantId, table: 'issuance_session_attributes' as const, rowId: id };
+    attributes.push({
+      id,
+      path: a.path,
+      value: await sealer.seal(mode, cell, a.value, sql),
+      contributorId: a.contributorId,
+      phase: a.phase,
+      bundleId: a.bundleId,
+      contributedAt: now,
+    });
+  }
+  // The last value of a name in one contribution wins, as later contributions replace earlier ones.
+  const byName = new Map(contribution.connectorFields.map((f) => [f.name, f]));
+  const fields: StoredConnectorField[] = [];
+  for (const f of byName.values()) {
+    const id = randomUUID();
+    const cell = { tenantId, table: 'issuance_session_connector_fields' as const, rowId: id };
+    fields.push({
+      id,
+      name: f.name,
+      value: await sealer.seal(mode, cell, f.value, sql),
+      contributorId: f.contributorId,
+      phase: f.phase,
+      contributedAt: now,
+    });
+  }
+  await bagStore.insertAttributes(sql, session.id, attributes);
+  await bagStore.upsertConnectorFields(sql, session.id, fields);
+  return state;
+}

@@ -1,0 +1,53 @@
+import { defineCommand } from '@tessera/platform';
+import { flattenGroups, type ContributionGroup } from '../domain/contribution.js';
+import { sessionNotFound } from '../domain/errors.js';
+import type { IssuanceServices } from '../services.js';
+import { sessionStore } from '../storage/session-store.js';
+import { applyContribution } from './apply-contribution.js';
+import { CONTRIBUTE_ATTRIBUTES } from './ids.js';
+import { sessionSummary, type SessionSummary } from './session-view.js';
+
+export interface ContributeInput {
+  correlationId: string;
+  groups: ContributionGroup[];
+}
+
+export type ContributeOutput = SessionSummary & { accepted_attributes: number; accepted_connector_fields: number };
+
+/**
+ * POST /sessions/{correlationId}/attributes (001 §4.2): groups become attribute records with provenance in the
+ * sealed bag; connector fields are kept apart as operational inputs. The session row is locked for the state move,
+ * so contributions from several processes queue; each writes rows of its own.
+ */
+export const contributeAttributes = (s: IssuanceServices) =>
+  defineCommand<ContributeInput, ContributeOutput>({
+    id: CONTRIBUTE_ATTRIBUTES,
+    access: 'write',
+    businessIds: (input, output) => ({
+      correlationId: input.correlationId,
+      contributors: [...new Set(input.groups.map((g) => g.contributorId))].join(','),
+      ...(output ? { attributes: String(output.accepted_attributes), status: output.status } : {}),
+    }),
+    run: (ctx, input) => runContribution(s, ctx.tenantId, input.correlationId, flattenGroups(input.groups)),
+  });
+
+/** The contribution itself, shared with the callback ingress (which pins the phase before flattening). */
+export async function runContribution(
+  s: IssuanceServices,
+  tenantId: string,
+  correlationId: string,
+  contribution: ReturnType<typeof flattenGroups>,
+): Promise<ContributeOutput> {
+  const now = s.clock.now();
+  return s.platform.db.withTenant(tenantId, async (sql) => {
+    const session = await sessionStore.getLive(sql, correlationId, now, true);
+    if (!session) throw sessionNotFound();
+    const state = await applyContribution(sql, s.sealer, tenantId, session, contribution, now);
+    await sessionStore.saveState(sql, session.id, state, now);
+    return {
+      ...sessionSummary(session, state),
+      accepted_attributes: contribution.attributes.length,
+      accepted_connector_fields: new Set(contribution.connectorFields.map((f) => f.name)).size,
+    };
+  });
+}

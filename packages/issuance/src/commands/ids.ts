@@ -1,0 +1,12 @@
+/** Command ids = policy actions (001 §5). The pipeline administration ids are ours (001 names none). */
+export const INIT_SESSION = 'issuance.pipeline.init-session';
+export const CONTRIBUTE_ATTRIBUTES = 'issuance.pipeline.contribute-attributes';
+export const GET_SESSION_ATTRIBUTES = 'issuance.pipeline.get-session-attributes';
+export const EVALUATE_COMPLETENESS = 'issuance.pipeline.evaluate-completeness';
+export const APPROVE_SESSION = 'issuance.pipeline.approve-session';
+export const RECORD_CONTRIBUTOR_FAILURE = 'issuance.pipeline.record-contributor-failure';
+export const CONTRIBUTE_VIA_CALLBACK = 'issuance.pipeline.contribute-via-callback';
+export const CREATE_PIPELINE = 'issuance.pipeline.create-pipeline';
+export const UPDATE_PIPELINE = 'issuance.pipeline.update-pipeline';
+export const GET_PIPELINE = 'issuance.pipeline.get-pipeline';
+export const LIST_PIPELINES = 'issuance.pipeline.list-pipelines';

@@ -1,0 +1,9 @@
+/**
+ * The issuance pipeline backend (001 §2.2, §3, §4.2): pipeline configurations, sessions that gather attributes
+ * and connector fields from contributors into a sealed attribute bag, completeness, review and contributor
+ * failures. The composition root adds `issuance: IssuanceConfigSchema` to its configuration, `issuanceMigrations`
+ * to its migrations, and calls `registerIssuanceRoutes` on the `issuance` role app.
+ */
+export { IssuanceConfigSchema, type IssuanceConfig } from './config.js';
+export { registerIssuanceRoutes, type IssuanceDeps } from './register.js';
+export { issuanceMigrations } from './storage/migrations.js';

@@ -1,0 +1,28 @@
+import { CommandBus, type Clock, type Platform } from '@tessera/platform';
+import type { IssuanceConfig } from './config.js';
+import { BagSealer } from './crypto/bag-sealer.js';
+import { narrowPolicy } from './http/narrow-policy.js';
+import { GET_SESSION_ATTRIBUTES } from './commands/ids.js';
+
+/** What the pipeline's commands share. */
+export interface IssuanceServices {
+  platform: Platform;
+  config: IssuanceConfig;
+  clock: Clock;
+  sealer: BagSealer;
+  /**
+   * The platform's command bus with one narrower rule: the attribute readback is for the configured support or
+   * audit roles only (001 §5), which the platform's role policy cannot say without a change to its configuration.
+   */
+  bus: CommandBus;
+}
+
+export function createIssuanceServices(platform: Platform, config: IssuanceConfig): IssuanceServices {
+  const bus = new CommandBus({
+    policy: narrowPolicy(platform.policy, { [GET_SESSION_ATTRIBUTES]: config.attributeReaderRoles }),
+    audit: platform.audit,
+    metrics: platform.metrics,
+    redactCommands: platform.config.audit.redactCommands,
+  });
+  return { platform, config, clock: platform.clock, sealer: new BagSealer(platform.keys), bus };
+}

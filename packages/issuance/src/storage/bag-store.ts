@@ -1,0 +1,123 @@
+import type { Sql } from '@tessera/platform';
+
+/** One stored attribute record: its value as stored (sealed or clear JSON per the session's encryption mode). */
+export interface StoredAttribute {
+  id: string;
+  path: string;
+  value: string;
+  contributorId: string;
+  phase: string;
+  bundleId: string | null;
+  contributedAt: Date;
+}
+
+export interface StoredConnectorField {
+  id: string;
+  name: string;
+  value: string;
+  contributorId: string;
+  phase: string;
+  contributedAt: Date;
+}
+
+interface AttributeRow {
+  id: string;
+  path: string;
+  value: string;
+  contributor_id: string;
+  phase: string;
+  bundle_id: string | null;
+  contributed_at: Date | string;
+}
+
+const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
+
+/** SQL of the attribute bag and the connector fields; runs in the caller's tenant unit of work. */
+export const bagStore = {
+  /** One row per attribute, in one statement: concurrent contributions never overwrite each other. */
+  async insertAttributes(sql: Sql, sessionId: string, rows: readonly StoredAttribute[]): Promise<void> {
+    if (rows.length === 0) return;
+    await sql.query(
+      `INSERT INTO issuance_session_attributes
+         (session_id, id, path, value, contributor_id, phase, bundle_id, contributed_at)
+       SELECT $1, a.id, a.path, a.value, a.contributor_id, a.phase, a.bundle_id, a.contributed_at
+         FROM jsonb_to_recordset($2::jsonb)
+           AS a(id uuid, path text, value text, contributor_id text, phase text, bundle_id text, contributed_at timestamptz)`,
+      [
+        sessionId,
+        JSON.stringify(
+          rows.map((r) => ({
+            id: r.id,
+            path: r.path,
+            value: r.value,
+            contributor_id: r.contributorId,
+            phase: r.phase,
+            bundle_id: r.bundleId,
+            contributed_at: r.contributedAt.toISOString(),
+          })),
+        ),
+      ],
+    );
+  },
+
+  /** The latest value of each name wins (a connector field is an input, not a history). */
+  async upsertConnectorFields(sql: Sql, sessionId: string, rows: readonly StoredConnectorField[]): Promise<void> {
+    if (rows.length === 0) return;
+    await sql.query(
+      `INSERT INTO issuance_session_connector_fields (session_id, name, id, value, contributor_id, phase, contributed_at)
+       SELECT $1, f.name, f.id, f.value, f.contributor_id, f.phase, f.contributed_at
+         FROM jsonb_to_recordset($2::jsonb)
+           AS f(name text, id uuid, value text, contributor_id text, phase text, contributed_at timestamptz)
+       ON CONFLICT (tenant_id, session_id, name) DO UPDATE
+         SET id = EXCLUDED.id, value = EXCLUDED.value, contributor_id = EXCLUDED.contributor_id,
+             phase = EXCLUDED.phase, contributed_at = EXCLUDED.contributed_at`,
+      [
+        sessionId,
+        JSON.stringify(
+          rows.map((r) => ({
+            name: r.name,
+            id: r.id,
+            value: r.value,
+            contributor_id: r.contributorId,
+            phase: r.phase,
+            contributed_at: r.contributedAt.toISOString(),
+          })),
+        ),
+      ],
+    );
+  },
+
+  async attributes(sql: Sql, sessionId: string): Promise<StoredAttribute[]> {
+    const result = await sql.query<AttributeRow>(
+      `SELECT id, path, value, contributor_id, phase, bundle_id, contributed_at FROM issuance_session_attributes
+        WHERE session_id = $1 ORDER BY contributed_at, id`,
+      [sessionId],
+    );
+    return result.rows.map((r) => ({
+      id: r.id,
+      path: r.path,
+      value: r.value,
+      contributorId: r.contributor_id,
+      phase: r.phase,
+      bundleId: r.bundle_id,
+      contributedAt: toDate(r.contributed_at),
+    }));
+  },
+
+  /** The attribute paths present (completeness needs no value). */
+  async paths(sql: Sql, sessionId: string): Promise<Set<string>> {
+    const result = await sql.query<{ path: string }>(
+      `SELECT DISTINCT path FROM issuance_session_attributes WHERE session_id = $1`,
+      [sessionId],
+    );
+    return new Set(result.rows.map((r) => r.path));
+  },
+
+  async connectorFieldNames(sql: Sql, sessionId: string): Promise<string[]> {
+    const result = await sql.query<{ name: string }>(
+      `SELECT name FROM issuance_session_connector_fields WHERE session_id = $1 ORDER BY name`,
+      [sessionId],
+    );
+    return result.rows.map((r) => r.name);
+  },
+};

@@ -1,0 +1,90 @@
+import type { Sql } from '@tessera/platform';
+import type { PipelineConfiguration } from '../domain/pipeline.js';
+import type { SessionState } from '../domain/session-machine.js';
+import type { EncryptionMode } from '../domain/encryption-mode.js';
+
+/** SQL of the sessions; runs in the caller's tenant unit of work (row-level security). */
+export interface SessionRow {
+  id: string;
+  correlationId: string;
+  pipeline: PipelineConfiguration;
+  encryptionMode: EncryptionMode;
+  state: SessionState;
+  failureReason: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date;
+}
+
+interface Row {
+  id: string;
+  correlation_id: string;
+  pipeline: PipelineConfiguration | string;
+  encryption_mode: EncryptionMode;
+  state: SessionState | string;
+  failure_reason: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  expires_at: Date | string;
+}
+
+const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
+const json = <T>(v: T | string): T => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+const toRow = (r: Row): SessionRow => ({
+  id: r.id,
+  correlationId: r.correlation_id,
+  pipeline: json(r.pipeline),
+  encryptionMode: r.encryption_mode,
+  state: json(r.state),
+  failureReason: r.failure_reason,
+  createdAt: toDate(r.created_at),
+  updatedAt: toDate(r.updated_at),
+  expiresAt: toDate(r.expires_at),
+});
+
+const COLUMNS = `id, correlation_id, pipeline, encryption_mode, state, failure_reason, created_at, updated_at, expires_at`;
+
+export const sessionStore = {
+  /** Inserts; answers false when the correlation id is taken in the tenant (001 §4.2: 409 on reuse). */
+  async insert(sql: Sql, row: SessionRow): Promise<boolean> {
+    const result = await sql.query(
+      `INSERT INTO issuance_sessions
+         (id, correlation_id, pipeline_id, pipeline, encryption_mode, status, state, created_at, updated_at, expires_at)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7::jsonb, $8, $8, $9)
+       ON CONFLICT DO NOTHING RETURNING id`,
+      [
+        row.id,
+        row.correlationId,
+        row.pipeline.pipelineId,
+        JSON.stringify(row.pipeline),
+        row.encryptionMode,
+        row.state.status,
+        JSON.stringify(row.state),
+        row.createdAt,
+        row.expiresAt,
+      ],
+    );
+    return result.rows.length === 1;
+  },
+
+  /**
+   * The live (unexpired) session; `lock`: FOR UPDATE, so that state moves of one session queue behind each other
+   * across processes while its attribute rows are written concurrently.
+   */
+  async getLive(sql: Sql, correlationId: string, now: Date, lock = false): Promise<SessionRow | null> {
+    const result = await sql.query<Row>(
+      `SELECT ${COLUMNS} FROM issuance_sessions WHERE correlation_id = $1 AND expires_at > $2${lock ? ' FOR UPDATE' : ''}`,
+      [correlationId, now],
+    );
+    return result.rows[0] ? toRow(result.rows[0]) : null;
+  },
+
+  async saveState(sql: Sql, id: string, state: SessionState, now: Date, failureReason?: string): Promise<void> {
+    await sql.query(
+      `UPDATE issuance_sessions SET state = $2::jsonb, status = $3, updated_at = $4,
+              failure_reason = COALESCE($5, failure_reason)
+        WHERE id = $1`,
+      [id, JSON.stringify(state), state.status, now, failureReason ?? null],
+    );
+  },
+};
