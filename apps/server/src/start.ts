@@ -5,6 +5,8 @@ import {
   createPlatform,
   createRoleApp,
   registerAuditRoutes,
+  registerWebhookRoutes,
+  outboundService,
   type Platform,
   type RoleApp,
   type RoleName,
@@ -54,6 +56,8 @@ async function startManagementListener(platform: Platform, config: ServerConfig,
     operational: 'all',
   });
   registerAuditRoutes(app, platform);
+  // Webhook destinations and delivery status (001 §4.5 "webhook delivery status"), beside the audit API.
+  registerWebhookRoutes(app, platform);
   const url = await app.listen({
     host: config.server.managementHost,
     port: ephemeral ? 0 : config.server.ports.management,
@@ -116,7 +120,13 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       closers.push(() => rp.close());
       platform.logger.info({ role: 'demo-rp', url: rp.url }, 'listening');
     }
-    if (config.jobs.enabled) platform.jobs.start();
+    if (config.jobs.enabled) {
+      platform.jobs.start();
+      // Outbound webhook delivery runs in every process; replicas never claim the same delivery.
+      const outbound = outboundService(platform, { allowHttp: config.profile === 'development' });
+      outbound.start();
+      closers.push(() => outbound.stop());
+    }
     announceDevelopmentDefaults(platform, options.banner ?? false);
   } catch (error) {
     await Promise.allSettled([...apps.values()].map(({ app }) => app.close()));

@@ -57,6 +57,7 @@ describe('server start on embedded defaults', () => {
       expect(metrics.headers.get('content-type')).toMatch(/text\/plain/);
       expect(await metrics.text()).toContain('http_requests_total');
       expect((await fetch(`${management}/api/v1/audit/events?tenant=demo`)).status).toBe(401);
+      expect((await fetch(`${management}/api/v1/webhooks/deliveries`)).status).toBe(401);
       expect(await (await fetch(`${server.apps.get('portal')!.url}/api/health`)).json()).toEqual({ status: 'ok' });
       // Development defaults are announced in the log.
       const announced = logs
