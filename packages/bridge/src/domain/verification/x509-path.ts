@@ -5,7 +5,7 @@ import { x509, x509Crypto } from '../../crypto/certificates.js';
  * the candidate whose subject equals the certificate's issuer name, whose subjectKeyIdentifier matches the
  * authorityKeyIdentifier when both are present, and whose key verifies the certificate's signature. Candidates are
  * the other x5c certificates and the pinned anchor, in any order. The path ends at the anchor: a path that does not
- * reach it is no path; a pinned anchor need not be a root: the path stops there, whatever the x5c carries above it.
+ * reach it is no path; a pinned anchor need not be a root.
  */
 export type BuiltPath = { ok: true; path: x509.X509Certificate[] } | { ok: false; reason: string };
 
@@ -17,25 +17,20 @@ export async function buildPath(chain: x509.X509Certificate[], anchor: x509.X509
   // The x5c header may end with the anchor itself, or be the anchor alone: it is trusted as configured.
   if (sameCertificate(leaf, anchor)) return { ok: true, path: [anchor] };
   const candidates = [...chain.slice(1).filter((c) => !sameCertificate(c, anchor)), anchor];
-  // The builder's issuer search, step by step, so that the walk stops at the anchor (its `build` would go on to
-  // verify a self-signed anchor's own signature, a cost for nothing: the anchor is trusted as configured).
-  const builder = new x509.X509ChainBuilder({ certificates: candidates });
-  const built = [leaf];
-  for (let current = leaf; !sameCertificate(current, anchor);) {
-    if (built.length > candidates.length) return { ok: false, reason: 'the x5c chain loops' };
-    const issuer = await builder.findIssuer(current, x509Crypto).catch(() => null);
-    if (!issuer) break;
-    built.push(issuer);
-    current = issuer;
+  let built: x509.X509Certificate[];
+  try {
+    built = [...(await new x509.X509ChainBuilder({ certificates: candidates }).build(leaf, x509Crypto))];
+  } catch {
+    return { ok: false, reason: 'the x5c chain loops' };
   }
-  if (!sameCertificate(built[built.length - 1]!, anchor)) {
-    // Say which certificate broke the path when one of the candidates bears its issuer's name but not its signature.
-    const last = built[built.length - 1]!;
-    const named = candidates.some((c) => c.subject === last.issuer && !sameCertificate(c, last));
-    const index = chain.findIndex((c) => sameCertificate(c, last));
-    return named
-      ? { ok: false, reason: `certificate ${index} of the x5c chain is not signed by its issuer` }
-      : { ok: false, reason: 'the x5c chain does not lead to a trusted anchor' };
-  }
-  return { ok: true, path: built };
+  // The path stops at the anchor, whatever the header carries above it.
+  const end = built.findIndex((c) => sameCertificate(c, anchor));
+  if (end >= 0) return { ok: true, path: built.slice(0, end + 1) };
+  // Say which certificate broke the path when one of the candidates bears its issuer's name but not its signature.
+  const last = built[built.length - 1]!;
+  const named = candidates.some((c) => c.subject === last.issuer && !sameCertificate(c, last));
+  const index = chain.findIndex((c) => sameCertificate(c, last));
+  return named
+    ? { ok: false, reason: `certificate ${index} of the x5c chain is not signed by its issuer` }
+    : { ok: false, reason: 'the x5c chain does not lead to a trusted anchor' };
 }
