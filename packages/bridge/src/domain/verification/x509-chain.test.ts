@@ -236,6 +236,11 @@ describe('validateChain', () => {
     expect(await validateChain([der(leafOut.certificate), der(within.certificate)], dnAnchor, ISS, at())).toEqual(
       refusal(/certificate 0 has a name outside the permitted ones by the name constraints of certificate 2/),
     );
+    const outsideCa = await issue({ subject: 'O=Elsewhere, CN=Sub', issuer: dnRoot, extensions: caExtensions(0) });
+    const leafBelow = await issue({ subject: 'O=Tessera, CN=Issuer', issuer: outsideCa, extensions: leafExtensions() });
+    expect(await validateChain([der(leafBelow.certificate), der(outsideCa.certificate)], dnAnchor, ISS, at())).toEqual(
+      refusal(/certificate 1 has a name outside the permitted ones by the name constraints of certificate 2/),
+    );
   });
 
   it('keeps the clock skew: a certificate just outside its validity passes, one beyond the skew does not', async () => {
