@@ -7,3 +7,5 @@
 export { IssuanceConfigSchema, type IssuanceConfig } from './config.js';
 export { registerIssuanceRoutes, type IssuanceDeps } from './register.js';
 export { issuanceMigrations } from './storage/migrations.js';
+/** For the connector invocations: the callback URL carries a fresh capability token (001 §4.2). */
+export { issueCallbackToken, verifyCallbackToken, type CallbackClaims } from './crypto/callback-token.js';

@@ -1,4 +1,4 @@
-import { defineCommand } from '@tessera/platform';
+import { defineCommand, type Sql } from '@tessera/platform';
 import { flattenGroups, type ContributionGroup } from '../domain/contribution.js';
 import { sessionNotFound } from '../domain/errors.js';
 import type { IssuanceServices } from '../services.js';
@@ -37,9 +37,12 @@ export async function runContribution(
   tenantId: string,
   correlationId: string,
   contribution: ReturnType<typeof flattenGroups>,
+  /** Runs first in the same unit of work (the callback spends its token there: a refusal rolls it back). */
+  before?: (sql: Sql, now: Date) => Promise<void>,
 ): Promise<ContributeOutput> {
   const now = s.clock.now();
   return s.platform.db.withTenant(tenantId, async (sql) => {
+    await before?.(sql, now);
     const session = await sessionStore.getLive(sql, correlationId, now, true);
     if (!session) throw sessionNotFound();
     const state = await applyContribution(sql, s.sealer, tenantId, session, contribution, now);

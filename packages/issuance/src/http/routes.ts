@@ -23,13 +23,11 @@ import {
   SessionParams,
 } from './schemas.js';
 import { strictBody } from './strict-body.js';
+import { PIPELINE_BASE_PATH, PIPELINE_BODY_LIMIT_BYTES } from './base.js';
+import { registerCallbackRoute } from './callback-route.js';
 
-/** 001 §4.2, §9: the version is in the path. */
-export const PIPELINE_BASE_PATH = '/api/oid4vci/v1/backend';
 const SESSION = `${PIPELINE_BASE_PATH}/sessions/:correlationId`;
 const PIPELINES = `${PIPELINE_BASE_PATH}/pipelines`;
-/** A contribution of the largest shape allowed stays far below this; larger bodies answer 413. */
-export const PIPELINE_BODY_LIMIT_BYTES = 1024 * 1024;
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
@@ -166,4 +164,5 @@ export function registerPipelineRoutes(app: RoleApp, s: IssuanceServices): void 
         }),
       ),
   );
+  registerCallbackRoute(app, s);
 }

@@ -115,3 +115,9 @@ export const FailBody = Type.Object(
 
 export const SessionParams = Type.Object({ correlationId: Id }, { additionalProperties: false });
 export const PipelineParams = Type.Object({ pipelineId: Id }, { additionalProperties: false });
+
+/** The capability token is a few hundred characters of base64url and dots (crypto/callback-token.ts). */
+export const CallbackParams = Type.Object(
+  { correlationId: Id, callbackToken: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9._-]+$' }) },
+  { additionalProperties: false },
+);

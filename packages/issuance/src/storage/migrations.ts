@@ -3,4 +3,8 @@ import { sqlMigration, type Migration } from '@tessera/platform';
 /** The issuance pipeline's schema, applied after the platform's. */
 export const issuanceMigrations: Migration[] = [
   sqlMigration('issuance/0001_issuance', new URL('./migrations/0001_issuance.sql', import.meta.url)),
+  sqlMigration(
+    'issuance/0002_spent_callback_tokens',
+    new URL('./migrations/0002_spent_callback_tokens.sql', import.meta.url),
+  ),
 ];
