@@ -4,6 +4,7 @@ import { BridgeConfigSchema } from '../config.js';
 import { statusListCacheOptions } from '../services.js';
 import { loadConfig } from '@tessera/platform';
 import {
+  normalizeTrustedIssuer,
   normalizeQuery,
   parseClaimPath,
   resolveQueries,
@@ -203,3 +204,14 @@ function toConfig(query: PresentationQuery) {
     })),
   };
 }
+
+describe('trusted issuers', () => {
+  it('keeps the extended key usages an X.509 anchor demands, so that the chain check sees them (issue 13 §5)', () => {
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----';
+    expect(
+      normalizeTrustedIssuer({ kind: 'x509', value: ` ${pem} `, extendedKeyUsage: ['1.3.6.1.4.1.99999.1'] }, 'k'),
+    ).toEqual({ kind: 'x509', value: pem, extendedKeyUsage: ['1.3.6.1.4.1.99999.1'] });
+    expect(normalizeTrustedIssuer({ kind: 'x509', value: pem }, 'k')).toEqual({ kind: 'x509', value: pem });
+    expect(normalizeTrustedIssuer('did:jwk:abc', 'k')).toEqual({ kind: 'did', value: 'did:jwk:abc' });
+  });
+});

@@ -21,7 +21,10 @@ export interface QueryClaim {
 }
 
 export type TrustedIssuer =
-  { kind: 'did'; value: string } | { kind: 'jwk'; value: string } | { kind: 'x509'; value: string };
+  | { kind: 'did'; value: string }
+  | { kind: 'jwk'; value: string }
+  /** An X.509 anchor; `extendedKeyUsage`: OIDs every leaf under it must carry (issue 13 §5). */
+  | { kind: 'x509'; value: string; extendedKeyUsage?: readonly string[] };
 
 export interface CredentialQuery {
   id: string;
@@ -73,7 +76,10 @@ export function normalizeFormat(format: string): CredentialFormat {
 
 /** A trusted issuer given as a plain string is read by its shape. */
 export function normalizeTrustedIssuer(entry: TrustedIssuerConfig, key: string): TrustedIssuer {
-  if (typeof entry !== 'string') return { kind: entry.kind, value: entry.value.trim() };
+  if (typeof entry !== 'string')
+    return entry.kind === 'x509' && entry.extendedKeyUsage
+      ? { kind: 'x509', value: entry.value.trim(), extendedKeyUsage: [...entry.extendedKeyUsage] }
+      : ({ kind: entry.kind, value: entry.value.trim() } as TrustedIssuer);
   const value = entry.trim();
   if (value.startsWith('did:')) return { kind: 'did', value };
   if (value.startsWith('{')) return { kind: 'jwk', value };

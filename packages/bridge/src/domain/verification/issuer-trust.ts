@@ -53,7 +53,9 @@ export async function trustedIssuerKeys(
       if (kid !== undefined && jwk.kid !== undefined && jwk.kid !== kid) continue;
       candidates.push({ jwk, issuer: entry });
     } else if (header.x5c !== undefined) {
-      const chain = await validateChain(header.x5c, entry.value, iss, at);
+      const chain = await validateChain(header.x5c, entry.value, iss, at, {
+        ...(entry.extendedKeyUsage ? { extendedKeyUsage: entry.extendedKeyUsage } : {}),
+      });
       if (chain.ok) candidates.push({ jwk: chain.leafJwk, issuer: entry });
       else reasons.push(chain.reason);
     }

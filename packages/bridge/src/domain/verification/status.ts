@@ -115,11 +115,13 @@ async function signedByIssuer(jws: DecodedJws, credential: VerifiedCredential, a
   if (await verifyJws(jws.compact, credential.issuerJwk, alg)) return true;
   // An X.509 issuer may sign its list with another certificate under the same anchor.
   if (credential.trustedIssuer.kind === 'x509' && jws.header.x5c !== undefined) {
+    const eku = credential.trustedIssuer.extendedKeyUsage;
     const chain = await validateChain(
       jws.header.x5c,
       credential.trustedIssuer.value,
       jws.payload.iss ?? credential.issuer,
       at,
+      eku ? { extendedKeyUsage: eku } : {},
     );
     return chain.ok && verifyJws(jws.compact, chain.leafJwk as JWK, alg);
   }
