@@ -9,3 +9,4 @@ export { registerIssuanceRoutes, type IssuanceDeps } from './register.js';
 export { issuanceMigrations } from './storage/migrations.js';
 /** For the connector invocations: the callback URL carries a fresh capability token (001 §4.2). */
 export { issueCallbackToken, verifyCallbackToken, type CallbackClaims } from './crypto/callback-token.js';
+export { purgeExpired, purgeExpiredJob, PURGE_EXPIRED_JOB } from './jobs/purge-expired-job.js';
