@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '@tessera/platform';
 import type { BagSealer } from '../crypto/bag-sealer.js';
-import { allComplete, evaluateCompleteness } from '../domain/completeness.js';
+import { allComplete, evaluateCompleteness, requiredPaths } from '../domain/completeness.js';
 import type { FlattenedContribution } from '../domain/contribution.js';
 import { conflict } from '../domain/errors.js';
 import { transition, type SessionState } from '../domain/session-machine.js';
@@ -21,7 +21,7 @@ export async function applyContribution(
   contribution: FlattenedContribution,
   now: Date,
 ): Promise<SessionState> {
-  const paths = await bagStore.paths(sql, session.id);
+  const paths = await bagStore.paths(sql, session.id, requiredPaths(session.pipeline));
   for (const a of contribution.attributes) paths.add(a.path);
   const complete = allComplete(evaluateCompleteness(session.pipeline, paths));
   let state = session.state;

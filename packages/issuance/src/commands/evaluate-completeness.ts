@@ -1,5 +1,5 @@
 import { defineCommand } from '@tessera/platform';
-import { allComplete, evaluateCompleteness } from '../domain/completeness.js';
+import { allComplete, evaluateCompleteness, requiredPaths } from '../domain/completeness.js';
 import { sessionNotFound } from '../domain/errors.js';
 import type { IssuanceServices } from '../services.js';
 import { bagStore } from '../storage/bag-store.js';
@@ -35,7 +35,10 @@ export const evaluateSessionCompleteness = (s: IssuanceServices) =>
       return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
         const session = await sessionStore.getLive(sql, input.correlationId, now);
         if (!session) throw sessionNotFound();
-        const results = evaluateCompleteness(session.pipeline, await bagStore.paths(sql, session.id));
+        const results = evaluateCompleteness(
+          session.pipeline,
+          await bagStore.paths(sql, session.id, requiredPaths(session.pipeline)),
+        );
         return {
           correlation_id: session.correlationId,
           status: session.state.status,

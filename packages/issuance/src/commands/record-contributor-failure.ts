@@ -1,5 +1,5 @@
 import { defineCommand } from '@tessera/platform';
-import { allComplete, evaluateCompleteness } from '../domain/completeness.js';
+import { allComplete, evaluateCompleteness, requiredPaths } from '../domain/completeness.js';
 import { conflict, invalidField, sessionNotFound } from '../domain/errors.js';
 import { contributorRequirement } from '../domain/pipeline.js';
 import { transition } from '../domain/session-machine.js';
@@ -39,7 +39,12 @@ export const recordContributorFailure = (s: IssuanceServices) =>
         const requirement = contributorRequirement(session.pipeline, input.contributor_id);
         if (requirement === 'unbound')
           throw invalidField('contributor_id', 'The session pipeline binds no such contributor.');
-        const complete = allComplete(evaluateCompleteness(session.pipeline, await bagStore.paths(sql, session.id)));
+        const complete = allComplete(
+          evaluateCompleteness(
+            session.pipeline,
+            await bagStore.paths(sql, session.id, requiredPaths(session.pipeline)),
+          ),
+        );
         const moved = transition(session.pipeline, session.state, {
           type: 'CONTRIBUTOR_FAILED',
           contributorId: input.contributor_id,

@@ -30,3 +30,8 @@ export function evaluateCompleteness(
 }
 
 export const allComplete = (results: readonly CredentialCompleteness[]) => results.every((r) => r.complete);
+
+/** The attribute paths that some claim requires: the only ones completeness looks for. */
+export const requiredPaths = (pipeline: PipelineConfiguration): string[] => [
+  ...new Set(pipeline.claimsBindings.flatMap((b) => b.claims.filter((c) => c.required).map((c) => c.attributePath))),
+];

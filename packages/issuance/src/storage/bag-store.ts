@@ -104,11 +104,15 @@ export const bagStore = {
     }));
   },
 
-  /** The attribute paths present (completeness needs no value). */
-  async paths(sql: Sql, sessionId: string): Promise<Set<string>> {
+  /**
+   * The attribute paths present among `among` (completeness needs no value, and only the paths that claims
+   * require): no query at all when nothing is asked.
+   */
+  async paths(sql: Sql, sessionId: string, among: readonly string[]): Promise<Set<string>> {
+    if (among.length === 0) return new Set();
     const result = await sql.query<{ path: string }>(
-      `SELECT DISTINCT path FROM issuance_session_attributes WHERE session_id = $1`,
-      [sessionId],
+      `SELECT DISTINCT path FROM issuance_session_attributes WHERE session_id = $1 AND path = ANY($2::text[])`,
+      [sessionId, [...among]],
     );
     return new Set(result.rows.map((r) => r.path));
   },
