@@ -8,6 +8,7 @@ import { designScenarios } from '../../packages/designs/bench/index.js';
 import { partyScenarios } from '../../packages/parties/bench/index.js';
 import { signingScenarios } from '../../packages/signing/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
+import { webhookDelivery } from './webhook-delivery.js';
 import {
   oidcProviderCodeExchange,
   oidcProviderRefresh,
@@ -34,6 +35,7 @@ export const scenarios: readonly Scenario[] = [
   ...bridgeScenarios,
   dpopVerifyMemory,
   dpopVerifyRedis,
+  webhookDelivery,
   ...statusListScenarios,
   ...designScenarios,
   ...partyScenarios,
