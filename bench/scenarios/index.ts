@@ -7,6 +7,7 @@ import { statusListScenarios } from '../../packages/status-lists/bench/index.js'
 import { designScenarios } from '../../packages/designs/bench/index.js';
 import { partyScenarios } from '../../packages/parties/bench/index.js';
 import { signingScenarios } from '../../packages/signing/bench/index.js';
+import { issuanceScenarios } from '../../packages/issuance/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import {
@@ -40,4 +41,5 @@ export const scenarios: readonly Scenario[] = [
   ...designScenarios,
   ...partyScenarios,
   ...signingScenarios,
+  ...issuanceScenarios,
 ];

@@ -27,6 +27,7 @@ describe('server start on embedded defaults', () => {
       expect([...server.apps.keys()].sort()).toEqual([
         'bridge',
         'designs',
+        'issuance',
         'management',
         'parties',
         'portal',

@@ -37,7 +37,16 @@ describe('loadConfig: defaults', () => {
   it('applies the documented defaults to an empty configuration', () => {
     const config = load();
     expect(config.profile).toBe('development');
-    expect(config.roles).toEqual(['bridge', 'token', 'portal', 'designs', 'status-lists', 'parties', 'signing']);
+    expect(config.roles).toEqual([
+      'bridge',
+      'token',
+      'portal',
+      'designs',
+      'issuance',
+      'status-lists',
+      'parties',
+      'signing',
+    ]);
     expect(config.server.ports).toMatchObject({ bridge: 8090, tokenInternal: 8080, tokenExternal: 8092, portal: 3000 });
     expect(config.server.host).toBe('0.0.0.0');
     expect(config.server.trustProxy).toBe(false);

@@ -36,7 +36,10 @@ export const PlatformConfigSchema = Type.Object(
         Type.Literal('parties'),
         Type.Literal('signing'),
       ]),
-      { default: ['bridge', 'token', 'portal', 'designs', 'status-lists', 'parties', 'signing'], minItems: 1 },
+      {
+        default: ['bridge', 'token', 'portal', 'designs', 'issuance', 'status-lists', 'parties', 'signing'],
+        minItems: 1,
+      },
     ),
     /** Deployment-wide names the specification leaves to the operator (spec README: "the service", <vendor>). */
     deployment: Type.Object(
