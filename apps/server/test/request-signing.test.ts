@@ -66,7 +66,7 @@ describe('request-signing certificate under production', () => {
     const config = serverConfig(chain);
     const server = await startServer(config, { ephemeralPorts: true, logDestination: new LogCapture() });
     try {
-      expect((await fetch(`${server.apps.get('bridge')!.url}/ready`)).status).toBe(200);
+      expect((await fetch(`${server.apps.get('management')!.url}/ready`)).status).toBe(200);
       const signer = await createRequestSigner(server.platform, config.bridge).current();
       expect(signer.clientId).toBe('x509_san_dns:verifier.example.test');
       expect(signer.header.x5c).toHaveLength(2);

@@ -126,7 +126,7 @@ describe.each(DATABASE_KINDS)('portal routes (%s)', (kind) => {
     const { res, html, session } = await signin();
     expect(session.clientId).toBe('demo-rp');
     // The relying party is named by its display name from the token service's registry (issue 14 §7).
-    expect(html).toContain('Demo library');
+    expect(html).toContain('Demo Library');
     expect(session.codeChallenge).toBe(CHALLENGE);
     expect(session.oauthSessionId).toMatch(/^[0-9a-f-]{36}$/);
     const qr = attributeOf(html, 'qr', 'src')!;

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.js';
+import { AppError } from '../errors/app-error.js';
 import type { KeyManager } from './key-manager.js';
 
 const encoder = new TextEncoder();
@@ -29,8 +30,16 @@ export class JsonSealer {
         throw error;
       });
     await this.ensured;
-    return (await this.keys.encrypt(this.alias, encoder.encode(JSON.stringify(value)), encoder.encode(aad), { sql }))
-      .ciphertext;
+    const plaintext = encoder.encode(JSON.stringify(value));
+    try {
+      return (await this.keys.encrypt(this.alias, plaintext, encoder.encode(aad), { sql })).ciphertext;
+    } catch (error) {
+      // The first use made the key inside another unit of work that has not committed (or rolled back): this unit
+      // does not see it yet. Ensuring it here waits for that unit (the key's unique row) or makes the key anew.
+      if (!(error instanceof AppError && error.code === 'not_found')) throw error;
+      await this.keys.ensureSymmetric(this.alias, 'A256GCM', { sql });
+      return (await this.keys.encrypt(this.alias, plaintext, encoder.encode(aad), { sql })).ciphertext;
+    }
   }
 
   async openJson<T>(sealed: string, aad: string, sql?: Sql): Promise<T> {

@@ -194,7 +194,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       clients: {
         'demo-rp': {
           'client-secret': '{plain}demo-rp-secret',
-          'client-name': 'Demo library',
+          'client-name': 'Demo Library',
           'redirect-uris': [rpRedirect],
           'grant-types': ['authorization_code', 'refresh_token'],
           scopes: ['openid', 'profile', 'email', 'service_id', 'offline_access'],
