@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { findChromium } from './support/chromium-binary.js';
+import { findChromium } from '@tessera/platform/testing';
 import { ManualClock } from '@tessera/platform';
 import { bearer, buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue, OutboundService, verifyWebhook, type Delivery } from '../src/outbound/index.js';
-import { startTestReceiver, type TestReceiver } from '../src/outbound/test-receiver.js';
+import { startTestReceiver, type TestReceiver } from './support/outbound-receiver.js';
 import { DATABASE_KINDS, createTestPlatform, type TestPlatform } from '../src/testing/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue, OutboundService, verifyWebhook } from '../src/outbound/index.js';
-import { startTestReceiver, type TestReceiver } from '../src/outbound/test-receiver.js';
+import { startTestReceiver, type TestReceiver } from './support/outbound-receiver.js';
 import { createTestPlatform, type TestPlatform } from '../src/testing/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

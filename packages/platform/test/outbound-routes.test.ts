@@ -8,7 +8,7 @@ import {
   enqueue,
   registerWebhookRoutes,
 } from '../src/outbound/index.js';
-import { startTestReceiver, type TestReceiver } from '../src/outbound/test-receiver.js';
+import { startTestReceiver, type TestReceiver } from './support/outbound-receiver.js';
 import {
   DATABASE_KINDS,
   createTestPlatform,

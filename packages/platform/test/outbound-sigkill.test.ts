@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue, OutboundService, verifyWebhook } from '../src/outbound/index.js';
-import { startTestReceiver, type TestReceiver } from '../src/outbound/test-receiver.js';
+import { startTestReceiver, type TestReceiver } from './support/outbound-receiver.js';
 import { createTestPlatform, type TestPlatform } from '../src/testing/index.js';
 
-const SENDER = fileURLToPath(new URL('../src/outbound/test-sender-process.ts', import.meta.url));
+const SENDER = fileURLToPath(new URL('./support/outbound-sender-process.ts', import.meta.url));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor(condition: () => boolean | Promise<boolean>, what: string, limitMs = 60_000) {

@@ -1,11 +1,10 @@
-import type { RoleApp } from '@tessera/platform';
+import { strictBody, type RoleApp } from '@tessera/platform';
 import { contributeViaCallback, invalidCallbackToken } from '../commands/contribute-via-callback.js';
 import { verifyCallbackToken } from '../crypto/callback-token.js';
 import type { ContributionGroup } from '../domain/contribution.js';
 import type { IssuanceServices } from '../services.js';
 import { PIPELINE_BASE_PATH, PIPELINE_BODY_LIMIT_BYTES } from './base.js';
 import { CallbackParams, ContributionBody } from './schemas.js';
-import { strictBody } from './strict-body.js';
 
 /**
  * The callback ingress (001 §4.2, §5): no bearer token and no tenant resolution by the platform; the capability

@@ -1,4 +1,4 @@
-import { commandContext, type RoleApp } from '@tessera/platform';
+import { commandContext, type RoleApp, strictBody } from '@tessera/platform';
 import { approveSession } from '../commands/approve-session.js';
 import { contributeAttributes } from '../commands/contribute-attributes.js';
 import { createPipeline } from '../commands/create-pipeline.js';
@@ -22,7 +22,6 @@ import {
   PipelineParams,
   SessionParams,
 } from './schemas.js';
-import { strictBody } from './strict-body.js';
 import { PIPELINE_BASE_PATH, PIPELINE_BODY_LIMIT_BYTES } from './base.js';
 import { registerCallbackRoute } from './callback-route.js';
 

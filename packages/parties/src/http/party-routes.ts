@@ -1,4 +1,4 @@
-import type { RoleApp } from '@tessera/platform';
+import { strictBody, type RoleApp } from '@tessera/platform';
 import { addElectronicAddress } from '../commands/add-electronic-address.js';
 import { addPhysicalAddress } from '../commands/add-physical-address.js';
 import { createRelationship } from '../commands/create-relationship.js';
@@ -36,7 +36,6 @@ import {
   RelationshipTypeBody,
   RelationshipUpdateBody,
 } from './schemas.js';
-import { strictBody } from './strict-body.js';
 
 /**
  * The resources across party types (001 §4.4): /parties (polymorphic list and get, a party's relationships),

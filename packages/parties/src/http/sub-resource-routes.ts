@@ -1,4 +1,4 @@
-import type { RoleApp } from '@tessera/platform';
+import { strictBody, type RoleApp } from '@tessera/platform';
 import { addGroupMember } from '../commands/add-group-member.js';
 import { addRegistration } from '../commands/add-registration.js';
 import { getLoginConfig } from '../commands/get-login-config.js';
@@ -21,7 +21,6 @@ import {
   PageOnlyQuery,
   RegistrationBody,
 } from './schemas.js';
-import { strictBody } from './strict-body.js';
 
 /**
  * The extra operations of the typed resources (001 §4.4): organization registrations, unit children and members,

@@ -1,4 +1,4 @@
-import { commandContext, type RoleApp } from '@tessera/platform';
+import { commandContext, type RoleApp, strictBody } from '@tessera/platform';
 import { createParty } from '../commands/create-party.js';
 import { deleteParty } from '../commands/delete-party.js';
 import { getParty } from '../commands/get-party.js';
@@ -11,7 +11,6 @@ import type { PartyFields } from '../domain/party-record.js';
 import { pageRequest } from '../domain/pagination.js';
 import type { PartiesServices } from '../services.js';
 import { NO_STORE, PARTY_BASE_PATH, PARTY_BODY_LIMIT_BYTES } from './base.js';
-import { strictBody } from './strict-body.js';
 import { createBody, IdParams, IncludeQuery, listQuery, updateBody } from './schemas.js';
 
 type ListQuery = {

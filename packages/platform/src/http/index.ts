@@ -2,3 +2,4 @@ export * from './types.js';
 export * from './create-app.js';
 export * from './error-handler.js';
 export * from './operational-routes.js';
+export * from './strict-body.js';

@@ -8,3 +8,4 @@ export * from './run-process.js';
 export * from './round-robin-proxy.js';
 export * from './http-client.js';
 export * from './free-port.js';
+export * from './chromium-binary.js';

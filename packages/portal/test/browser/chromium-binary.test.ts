@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS } from './support/browser.js';
-import { findChromium } from './support/chromium-binary.js';
+import { findChromium } from '@tessera/platform/testing';
 
 /**
  * `npm install && npm test` on a machine without a system Chromium (issue 14 §10): the browser tests then drive the

@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { findChromium } from './chromium-binary.js';
+import { findChromium } from '@tessera/platform/testing';
 
 /** Chromium headless, with nothing that talks to the network on its own. */
 export const CHROMIUM_ARGS = [

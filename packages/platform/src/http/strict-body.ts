@@ -1,11 +1,12 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { invalidRequest, type FastifyRequest } from '@tessera/platform';
+import type { FastifyRequest } from 'fastify';
+import { invalidRequest } from '../errors/index.js';
 
 /**
- * The role app's validator coerces types (querystrings need it), so `{"phase": 42}` would pass as "42". A
- * pipeline body is checked first as sent, without coercion, against the same schema (TypeBox's compiled validator):
- * a wrong type is 400 naming the field, in the {code, message, field} envelope.
+ * A preHandler that checks a JSON body as sent. The role app's validator coerces types (querystrings need it), so
+ * `{"displayName": 42}` would pass as "42"; a body is checked first without coercion, against the same schema
+ * (TypeBox's compiled validator): a wrong type is 400 naming the field, like any other malformed body (001 §7).
  */
 export function strictBody(schema: TSchema) {
   const validator = Compile(schema);

@@ -1,7 +1,7 @@
-import { createPlatform } from '../bootstrap.js';
-import { loadConfig, PlatformConfigSchema } from '../config/index.js';
-import { platformMigrations } from '../db/index.js';
-import { OutboundService } from './outbound-service.js';
+import { createPlatform } from '../../src/bootstrap.js';
+import { loadConfig, PlatformConfigSchema } from '../../src/config/index.js';
+import { platformMigrations } from '../../src/db/index.js';
+import { OutboundService } from '../../src/outbound/outbound-service.js';
 
 /**
  * A sending replica as its own process, for the test that kills one mid-delivery (SIGKILL): a platform over the
