@@ -8,6 +8,7 @@ import { DesignsConfigSchema } from '@tessera/designs';
 import { PartiesConfigSchema } from '@tessera/parties';
 import { SigningConfigSchema } from '@tessera/signing';
 import { IssuanceConfigSchema } from '@tessera/issuance';
+import { Oid4vciConfigSchema } from '@tessera/oid4vci-issuer';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -24,6 +25,7 @@ export const ServerConfigSchema = Type.Object(
     parties: PartiesConfigSchema,
     signing: SigningConfigSchema,
     issuance: IssuanceConfigSchema,
+    oid4vci: Oid4vciConfigSchema,
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */

@@ -3,6 +3,7 @@ import { DEV_IDP_ACR, startDevIdentityProvider } from '@tessera/dev-idp';
 import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
 import { ConfigError } from '@tessera/platform';
 import { RECONCILIATION_SCOPES } from '@tessera/bridge';
+import { DEMO_TENANT } from '@tessera/platform';
 import type { ServerConfig } from './config.js';
 
 export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
@@ -99,6 +100,16 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
   if (config.roles.includes('portal')) {
     plan.startDemoRelyingParty = true;
     plan.announcements.push(`demo relying party at ${DEMO_RP.redirectUri.replace('/callback', '')}`);
+  }
+  if (Object.keys(config.oid4vci.tenants).length === 0) {
+    // 001 §5 tenant_public_endpoint: the demo tenant's credential issuer is the issuance role on this machine.
+    config.oid4vci.tenants[DEMO_TENANT] = {
+      credentialIssuer: `http://127.0.0.1:${config.server.ports.issuance}`,
+      display: [{ name: 'Tessera demo issuer', locale: 'en' }],
+    };
+    plan.announcements.push(
+      `OpenID4VCI credential issuer of the demo tenant at http://127.0.0.1:${config.server.ports.issuance}`,
+    );
   }
   const login = config.bridge.walletLogin;
   if (login.trustedIssuers.length === 0) {
