@@ -21,6 +21,11 @@ export async function registerPartiesRoutes(app: RoleApp, platform: Platform, de
 /** The routes on given services (tests give them a database that counts statements), in a scope of their own. */
 export async function registerPartyApi(app: RoleApp, services: PartiesServices): Promise<void> {
   await app.register(async (scope: RoleApp) => {
+    // 001 §5: in the party API an X-Tenant-ID header is a trusted-infrastructure override
+    // (`tenancy.trustedTenantOverride`); the policy still decides what its principal may do in that tenant.
+    scope.addHook('onRoute', (route) => {
+      route.config = { ...route.config, tenantOverride: true };
+    });
     registerJsonBody(scope);
     for (const kind of PARTY_KINDS) registerTypedRoutes(scope, services, kind);
     registerSubResourceRoutes(scope, services);

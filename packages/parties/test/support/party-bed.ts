@@ -45,7 +45,7 @@ export interface PartyBed {
   call(
     method: string,
     path: string,
-    options?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
+    options?: { token?: string | null; body?: unknown; headers?: Record<string, string>; remoteAddress?: string },
   ): Promise<CallResult>;
   /** Creates a party as alpha's administrator (or the given token) and answers its id. */
   create(resource: string, body: Record<string, unknown>, token?: string): Promise<string>;
@@ -75,16 +75,29 @@ function countingStatements(db: Database): { db: Database; count: () => number; 
   };
 }
 
-export async function startPartyBed(kind: TestDatabaseKind): Promise<PartyBed> {
+/** What a bed may change: the platform's tenancy section, and whether its issuer may grant any role. */
+export interface PartyBedOptions {
+  tenancy?: Record<string, unknown>;
+  issuerRoles?: 'any';
+}
+
+export async function startPartyBed(kind: TestDatabaseKind, options: PartyBedOptions = {}): Promise<PartyBed> {
   const issuer = await startTestIssuer();
   const t = await createTestPlatform(kind, {
     migrations: [...withSymmetricKeysMigration(platformMigrations), ...identityMigrations, ...partiesMigrations],
     overrides: {
       auth: {
         issuers: [
-          { issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience, tenants: ['alpha', 'beta'] },
+          {
+            issuer: issuer.issuer,
+            jwksUri: issuer.jwksUri,
+            audience: issuer.audience,
+            tenants: ['alpha', 'beta'],
+            ...(options.issuerRoles ? { roles: options.issuerRoles } : {}),
+          },
         ],
       },
+      ...(options.tenancy ? { tenancy: options.tenancy } : {}),
       rateLimit: { enabled: false },
     },
   });
@@ -119,6 +132,7 @@ export async function startPartyBed(kind: TestDatabaseKind): Promise<PartyBed> {
     const token = options.token === undefined ? tokens.adminA : options.token;
     const res = await app.inject({
       method: method as 'GET',
+      ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
       url: `${BASE}${path}`,
       headers: {
         ...(token ? { authorization: `Bearer ${token}` } : {}),

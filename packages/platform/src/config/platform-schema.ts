@@ -128,6 +128,18 @@ export const PlatformConfigSchema = Type.Object(
         /** Create the demo tenant at start (default: on outside production). */
         seedDemoTenant: Type.Optional(Type.Boolean()),
         cacheRefreshSeconds: Type.Integer({ minimum: 1, default: 30 }),
+        /**
+         * Who may name the tenant in X-Tenant-ID on the routes that honour it (the party API, 001 §5): peers in
+         * `networks` (CIDR; empty: nobody), with the secret whose SHA-256 is `secretSha256` in
+         * X-Tenant-Override-Secret when set. docs/decisions.md, trusted tenant override.
+         */
+        trustedTenantOverride: Type.Object(
+          {
+            networks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+            secretSha256: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$' })),
+          },
+          { default: {}, additionalProperties: false },
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AppError, type ApiFamily } from '../errors/index.js';
-import { resolveTenant } from '../tenancy/index.js';
+import { resolveTenant, TrustedTenantOverride } from '../tenancy/index.js';
 import { traceIdsFor, type TraceIds } from '../observability/trace-context.js';
 import { createAccessLog } from '../observability/access-log.js';
 import type { HttpRouteSeries } from '../observability/http-metrics.js';
@@ -98,6 +98,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
   app.decorateRequest('state', null as never);
 
   const rateLimiting = config.rateLimit.enabled;
+  const tenantOverride = new TrustedTenantOverride(config.tenancy.trustedTenantOverride);
   const limiter = platform.rateLimiter;
   const accessLog = createAccessLog(log);
 
@@ -147,6 +148,7 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
           // Parsing the Host header is only worth it when some host names a tenant.
           host: platform.tenants.hasHostMappings ? request.hostname || undefined : undefined,
           defaultTenant: config.tenancy.defaultTenant,
+          trustedOverride: state.routeConfig.tenantOverride ? trustedOverride(request) : undefined,
         });
       } catch (error) {
         done(error as Error);
@@ -155,6 +157,20 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
     }
     if (rateLimiting && typeof state.routeConfig.rateLimit !== 'function') applyRateLimit(request, reply, done);
     else done();
+  }
+
+  /**
+   * X-Tenant-ID on a route that honours it (001 §5): the tenant when the peer is trusted infrastructure, else
+   * ignored — and logged, since an untrusted caller naming a tenant is worth an operator's look.
+   */
+  function trustedOverride(request: FastifyRequest): string | undefined {
+    const claimed = request.state.claimedTenantId;
+    if (claimed === undefined) return undefined;
+    const secret = request.headers['x-tenant-override-secret'];
+    if (tenantOverride.trusts(request.socket.remoteAddress, typeof secret === 'string' ? secret : undefined))
+      return claimed;
+    request.state.log.warn({ peer: request.socket.remoteAddress }, 'X-Tenant-ID from an untrusted source ignored');
+    return undefined;
   }
 
   /** Rate limiting per client (issue 2 §12): 429 rate_limited with an integer Retry-After. */

@@ -15,6 +15,11 @@ export interface PlatformRouteConfig {
   auth?: 'bearer' | 'none';
   /** false: not rate limited; a function: the key of the client (default: the principal's client, else the IP). */
   rateLimit?: false | ((request: FastifyRequest) => string | undefined);
+  /**
+   * true: X-Tenant-ID names the tenant when the request comes from trusted infrastructure
+   * (`tenancy.trustedTenantOverride`; the party API, 001 §5); from anyone else it is ignored and logged.
+   */
+  tenantOverride?: boolean;
 }
 
 export interface RequestState {

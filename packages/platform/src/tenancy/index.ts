@@ -1,2 +1,3 @@
 export * from './tenant-registry.js';
 export * from './resolve-tenant.js';
+export * from './trusted-tenant-override.js';

@@ -8,6 +8,11 @@ export interface TenantResolutionInput {
   /** Host name of the request (without port), from the Host header (X-Forwarded-Host only behind a trusted proxy). */
   host: string | undefined;
   defaultTenant: string | undefined;
+  /**
+   * X-Tenant-ID from trusted infrastructure on a route that honours it: it names the tenant in place of the token,
+   * host and default. It grants nothing: the policy still checks the principal against that tenant.
+   */
+  trustedOverride?: string | undefined;
 }
 
 /**
@@ -16,6 +21,7 @@ export interface TenantResolutionInput {
  * refused; a request that resolves no active tenant fails before the endpoint. docs/decisions.md.
  */
 export function resolveTenant(registry: TenantRegistry, input: TenantResolutionInput): string {
+  if (input.trustedOverride !== undefined) return activeTenant(registry, input.trustedOverride);
   const fromHost = input.host ? registry.tenantForHost(input.host) : undefined;
   const fromToken = input.principal?.tenantId ?? undefined;
   if (fromToken && fromHost && fromToken !== fromHost) {
@@ -23,6 +29,10 @@ export function resolveTenant(registry: TenantRegistry, input: TenantResolutionI
   }
   const tenantId = fromToken ?? fromHost ?? input.defaultTenant;
   if (!tenantId) throw new AppError('tenant_not_resolved', 'The request does not resolve to a tenant.');
+  return activeTenant(registry, tenantId);
+}
+
+function activeTenant(registry: TenantRegistry, tenantId: string): string {
   if (!registry.isActive(tenantId))
     throw new AppError('tenant_not_resolved', 'The request does not resolve to an active tenant.');
   return tenantId;
