@@ -69,6 +69,31 @@ export const DpopConfigSchema = Type.Object(
   { default: {}, additionalProperties: false },
 );
 
+/**
+ * The `tokenService.oid4vci` section: the OpenID4VCI 1.0 grants the token service honours for the credential
+ * issuer (pre-authorized code §4.1.1 with tx_code, issuer_state §5.1.3). README "OpenID4VCI grants".
+ */
+export const Oid4vciGrantsConfigSchema = Type.Object(
+  {
+    /** Lifetime of a pre-authorized code when the offer names none (short-lived, §4.1.1); an offer may ask up to the maximum. */
+    preAuthorizedCodeTtlSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 300 }),
+    /** Lifetime of an issuer_state when the offer names none. */
+    issuerStateTtlSeconds: Type.Integer({ minimum: 10, maximum: 86400, default: 600 }),
+    /** Upper bound of the lifetime an offer may ask for either. */
+    maxTtlSeconds: Type.Integer({ minimum: 10, maximum: 604800, default: 86400 }),
+    /** Wrong tx_code values accepted for one pre-authorized code; the next wrong one locks the code for good. */
+    txCodeMaxAttempts: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
+    /** Lifetime of the access token for the credential endpoint. */
+    accessTokenTtlSeconds: Type.Integer({ minimum: 30, maximum: 86400, default: 600 }),
+    /**
+     * HAIP 1.0: every OpenID4VCI token request must carry a DPoP proof (the token is always sender-constrained).
+     * Needs `dpop.enabled`. Without it a proof, when presented, still binds the token.
+     */
+    requireDpop: Type.Boolean({ default: false }),
+  },
+  { default: {}, additionalProperties: false },
+);
+
 export const TokenServiceConfigSchema = Type.Object(
   {
     /** Issuer of the default tenant; must be the URL the relying parties reach (000 §2.9 iss). */
@@ -117,9 +142,12 @@ export const TokenServiceConfigSchema = Type.Object(
     ),
     /** DPoP (RFC 9449): sender-constrained tokens; off by default (000 §5). docs/dpop.md. */
     dpop: DpopConfigSchema,
+    /** OpenID4VCI grants (issue 19): pre-authorized code with tx_code, issuer_state. */
+    oid4vci: Oid4vciGrantsConfigSchema,
   },
   { default: {}, additionalProperties: false },
 );
 
 export type TokenServiceConfig = Static<typeof TokenServiceConfigSchema>;
 export type ClientConfig = Static<typeof ClientConfigSchema>;
+export type Oid4vciGrantsConfig = Static<typeof Oid4vciGrantsConfigSchema>;

@@ -7,3 +7,9 @@ export { signingKeyAlias } from './tokens/token-signer.js';
 export { parseStoredSecret } from './clients/client-secret.js';
 export { PORTAL_CHECK_SCOPE, type AuthorizationRequestVerdict } from './commands/check-authorization-request.js';
 export { hashClientSecret } from './clients/client-secret.js';
+export {
+  createCredentialGrants,
+  CREDENTIAL_GRANTS_SCOPE,
+  type CredentialGrants,
+  type CredentialGrantsOptions,
+} from './oid4vci/credential-grants.js';

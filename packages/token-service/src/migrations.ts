@@ -10,4 +10,8 @@ export const tokenServiceMigrations: Migration[] = [
     'token-service/0003_sealed_personal_data',
     new URL('./storage/migrations/0003_sealed_personal_data.sql', import.meta.url),
   ),
+  sqlMigration(
+    'token-service/0004_credential_grants',
+    new URL('./storage/migrations/0004_credential_grants.sql', import.meta.url),
+  ),
 ];
