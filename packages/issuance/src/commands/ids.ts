@@ -10,3 +10,13 @@ export const CREATE_PIPELINE = 'issuance.pipeline.create-pipeline';
 export const UPDATE_PIPELINE = 'issuance.pipeline.update-pipeline';
 export const GET_PIPELINE = 'issuance.pipeline.get-pipeline';
 export const LIST_PIPELINES = 'issuance.pipeline.list-pipelines';
+/**
+ * The in-process session port (port/issuance-sessions.ts), called by the wallet-facing issuer after it has
+ * authenticated the wallet: ours, 001 §5 names none. Audited like every command.
+ */
+export const ADVANCE_SESSION = 'issuance.pipeline.advance-session';
+export const BUILD_CLAIMS = 'issuance.pipeline.build-claims';
+export const MARK_DEFERRED = 'issuance.pipeline.mark-deferred';
+export const MARK_ISSUED = 'issuance.pipeline.mark-issued';
+export const RECORD_NOTIFICATION = 'issuance.pipeline.record-notification';
+export const GET_SESSION = 'issuance.pipeline.get-session';

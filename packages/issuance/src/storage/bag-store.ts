@@ -124,4 +124,27 @@ export const bagStore = {
     );
     return result.rows.map((r) => r.name);
   },
+
+  /**
+   * The latest stored value of each of `among` present in the bag (a later contribution of a path replaces an
+   * earlier one for claims; the history stays in the bag). Only the paths asked are read.
+   */
+  async latestValues(sql: Sql, sessionId: string, among: readonly string[]): Promise<StoredAttribute[]> {
+    if (among.length === 0) return [];
+    const result = await sql.query<AttributeRow>(
+      `SELECT DISTINCT ON (path) id, path, value, contributor_id, phase, bundle_id, contributed_at
+         FROM issuance_session_attributes WHERE session_id = $1 AND path = ANY($2::text[])
+        ORDER BY path, contributed_at DESC, id DESC`,
+      [sessionId, [...among]],
+    );
+    return result.rows.map((r) => ({
+      id: r.id,
+      path: r.path,
+      value: r.value,
+      contributorId: r.contributor_id,
+      phase: r.phase,
+      bundleId: r.bundle_id,
+      contributedAt: toDate(r.contributed_at),
+    }));
+  },
 };

@@ -1,0 +1,30 @@
+import { conflict, sessionNotFound } from '../domain/errors.js';
+import { transition, type SessionEvent, type SessionState } from '../domain/session-machine.js';
+import type { IssuanceServices } from '../services.js';
+import { sessionStore } from '../storage/session-store.js';
+import { sessionSummary, type SessionSummary } from './session-view.js';
+
+/**
+ * Moves one locked live session by the events `plan` chooses for its current state (none: left as it is), each
+ * through the state machine; a refused move is 409 and writes nothing. Shared by the port's commands.
+ */
+export async function moveSession(
+  s: IssuanceServices,
+  tenantId: string,
+  correlationId: string,
+  plan: (state: SessionState) => SessionEvent[],
+): Promise<SessionSummary> {
+  const now = s.clock.now();
+  return s.platform.db.withTenant(tenantId, async (sql) => {
+    const session = await sessionStore.getLive(sql, correlationId, now, true);
+    if (!session) throw sessionNotFound();
+    let state = session.state;
+    for (const event of plan(state)) {
+      const moved = transition(session.pipeline, state, event);
+      if (!moved.ok) throw conflict(moved.reason);
+      state = moved.state;
+    }
+    if (state !== session.state) await sessionStore.saveState(sql, session.id, state, now);
+    return sessionSummary(session, state);
+  });
+}
