@@ -3,7 +3,7 @@ import { constants, generateKeyPairSync, privateEncrypt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSigningBed, signThroughApi, type SigningBed } from './support/bed.js';
 import { encryptedPdf, pdfWithEmptyField, solidPng } from './support/fixtures.js';
-import { inkIn, pdfsig, renderPage, samplePdf } from './support/pdfs.js';
+import { inkIn, pdfsig, renderPage, samplePdf, solidJpeg } from './support/pdfs.js';
 
 /**
  * PAdES form parameters of 002 §2.1 (issue 21 §3), each signed document validated by pdfsig: certification with
@@ -114,6 +114,27 @@ describe('PAdES form parameters (pglite)', () => {
     expect(inkIn(page, { x: 100, y: 200, width: 220, height: 80 })).toBeGreaterThan(0.2);
     // Outside the field the page stays white.
     expect(inkIn(page, { x: 350, y: 400, width: 200, height: 200 })).toBe(0);
+  });
+
+  it('draws a JPEG image alone, scaled into the field, which renders non-blank', async () => {
+    const jpeg = await solidJpeg(60, 30, [20, 40, 160]);
+    expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+    const signed = await signThroughApi(bed, {
+      pdf: await samplePdf(),
+      kid: 'pades-rsa',
+      pades: {
+        visualSignatureParameters: {
+          image: { name: 'seal.jpg', mimeType: 'image/jpeg', content: jpeg.toString('base64') },
+          imageScaling: 'STRETCH',
+          fieldParameters: { page: 1, originX: '300f', originY: '500f', width: '120f', height: '60f' },
+        },
+      },
+    });
+    expect(signed.toString('latin1')).toContain('/DCTDecode');
+    expect((await pdfsig(signed)).signatures[0]!.valid).toBe(true);
+    const page = await renderPage(signed, 1);
+    expect(inkIn(page, { x: 302, y: 502, width: 116, height: 56 })).toBeGreaterThan(0.95);
+    expect(inkIn(page, { x: 50, y: 600, width: 200, height: 200 })).toBe(0);
   });
 
   it('draws text with an embedded TrueType font, configured by name and given as base64, on page 2', async () => {

@@ -152,7 +152,9 @@ async function embedImage(doc: PDFDocument, base64: string): Promise<PDFImage> {
   try {
     if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
       return await doc.embedPng(bytes);
-    if (bytes[0] === 0xff && bytes[1] === 0xd8) return await doc.embedJpg(bytes);
+    // A copy: pdf-lib's JPEG reader views the whole underlying ArrayBuffer from offset 0, and a small decoded
+    // Buffer is a slice of Node's shared pool at some offset ("SOI not found in JPEG").
+    if (bytes[0] === 0xff && bytes[1] === 0xd8) return await doc.embedJpg(new Uint8Array(bytes));
   } catch {
     throw badRequest('The signature image cannot be read.', 'image');
   }

@@ -95,3 +95,22 @@ export function inkIn(
     }
   return ink / total;
 }
+
+/**
+ * A solid-colour baseline JPEG (ISO/IEC 10918-1) of `width`×`height` pixels, encoded by poppler's pdftoppm from a
+ * page filled with that colour: an encoder the signing code does not share.
+ */
+export async function solidJpeg(width: number, height: number, colour: [number, number, number]): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([width, height]);
+  page.drawRectangle({ x: 0, y: 0, width, height, color: rgb(colour[0] / 255, colour[1] / 255, colour[2] / 255) });
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-jpeg-'));
+  try {
+    const file = join(dir, 'solid.pdf');
+    await writeFile(file, await doc.save());
+    await run('pdftoppm', ['-r', '72', '-jpeg', '-singlefile', file, join(dir, 'solid')]);
+    return await readFile(join(dir, 'solid.jpg'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
