@@ -21,6 +21,7 @@ export function createIssuanceServices(platform: Platform, config: IssuanceConfi
   const bus = new CommandBus({
     policy: narrowPolicy(platform.policy, { [GET_SESSION_ATTRIBUTES]: config.attributeReaderRoles }),
     audit: platform.audit,
+    db: platform.db,
     metrics: platform.metrics,
     redactCommands: platform.config.audit.redactCommands,
   });

@@ -11,6 +11,7 @@ import { RolePolicy, type PolicyDecisionPoint } from './auth/policy.js';
 import { SoftwareKeyManager } from './keys/software-key-manager.js';
 import { resolveMasterKey } from './keys/master-key.js';
 import { AuditStore } from './audit/audit-store.js';
+import { recoverStagedAuditEventsJob } from './audit/recover-staged-job.js';
 import { createRateLimiter } from './ratelimit/index.js';
 import { DatabaseJobScheduler } from './jobs/database-scheduler.js';
 import { CommandBus } from './commands/command-bus.js';
@@ -123,7 +124,8 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
     jwksCacheSeconds: config.auth.jwksCacheSeconds,
     jwksCooldownSeconds: config.auth.jwksCooldownSeconds,
   });
-  const commands = new CommandBus({ policy, audit, metrics, redactCommands: config.audit.redactCommands });
+  const commands = new CommandBus({ policy, audit, db, metrics, redactCommands: config.audit.redactCommands });
+  jobs.register(recoverStagedAuditEventsJob(audit));
 
   return {
     config,

@@ -18,6 +18,17 @@ export interface AuditEventInput {
   /** Further non-personal detail (reason codes, client ids, counts). */
   details?: Record<string, unknown> | undefined;
   occurredAt?: Date | undefined;
+  /** The event's id; given when the event was staged first (audit-pending.ts), otherwise a new one. */
+  eventId?: string | undefined;
+}
+
+export interface AppendOptions {
+  /**
+   * The event (by its `eventId`) was staged in a unit of work that committed (audit-pending.ts): this version
+   * replaces the staged one on the chain, in the statement that removes the staged row. When the staged row is
+   * gone (recovered already), nothing more is appended.
+   */
+  staged?: boolean;
 }
 
 export interface AuditEvent {
@@ -39,5 +50,5 @@ export interface AuditEvent {
 
 export interface AuditLog {
   /** Resolves once the event is durable (the caller may then acknowledge its request). */
-  append(event: AuditEventInput): Promise<void>;
+  append(event: AuditEventInput, options?: AppendOptions): Promise<void>;
 }

@@ -7,7 +7,8 @@ import { signJwt } from '../keys/sign-jwt.js';
 import type { Clock } from '../observability/clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { AuditEvent, AuditEventInput, AuditLog, AuditResult } from './audit-log.js';
+import type { AppendOptions, AuditEvent, AuditEventInput, AuditLog, AuditResult } from './audit-log.js';
+import type { AuditStaging, PendingAuditEvent } from './audit-pending.js';
 import { GENESIS_HASH, eventHash, storableString, toStorableJson, type HashedEventFields } from './canonical.js';
 
 /**
@@ -20,6 +21,10 @@ import { GENESIS_HASH, eventHash, storableString, toStorableJson, type HashedEve
  * onto the head this process wrote last, moved only if it is still there, else in a transaction that locks the
  * head. Events arriving during a flush wait for the next one, so batches grow with the load and a busy token
  * service pays one round trip per batch rather than a transaction per token.
+ *
+ * A staged event (audit-pending.ts: written in the unit of work of the change it records) is chained by the same
+ * flush, which deletes its staged row in the statement that appends it, and only while that row is still there:
+ * an event that the recovery of staged events chained already is not appended twice.
  */
 export interface AuditSigningOptions {
   enabled: boolean;
@@ -96,6 +101,8 @@ const RESULTS: readonly AuditResult[] = ['success', 'failure', 'denied'];
 
 interface Waiter {
   event: Omit<HashedEventFields, 'seq'>;
+  /** Replaces a staged event of the same id (AppendOptions.staged). */
+  staged: boolean;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -171,13 +178,33 @@ ${INSERT_EVENTS_FROM_JSON}
 )
 SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
 
+/**
+ * The same for a batch holding staged events ($6: their ids, $7: how many): the head moves only while every staged
+ * row is still there, and they are deleted with the append. A staged row that is gone (chained by the recovery)
+ * leaves the head unmoved, and the batch goes the locking way, which appends only the events it could claim.
+ */
+const APPEND_STAGED_AFTER_KNOWN_HEAD = `
+WITH moved AS (
+  UPDATE audit_heads SET seq = $2, hash = $3
+   WHERE seq = $4 AND hash = $5
+     AND (SELECT count(*) FROM audit_pending WHERE event_id = ANY ($6::uuid[])) = $7
+  RETURNING 1
+), appended AS (
+${INSERT_EVENTS_FROM_JSON}
+   WHERE EXISTS (SELECT 1 FROM moved)
+  RETURNING 1
+), unstaged AS (
+  DELETE FROM audit_pending WHERE event_id = ANY ($6::uuid[]) AND EXISTS (SELECT 1 FROM moved) RETURNING 1
+)
+SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
+
 const INSERT_CHECKPOINTS = `
 INSERT INTO audit_checkpoints (seq, hash, signature, kid)
 SELECT c.seq, c.hash, c.signature, c.kid
   FROM jsonb_to_recordset($1::text::jsonb) AS c(seq bigint, hash text, signature text, kid text)
 ON CONFLICT (tenant_id, seq) DO NOTHING`;
 
-export class AuditStore implements AuditLog {
+export class AuditStore implements AuditLog, AuditStaging {
   private readonly queues = new Map<string, TenantQueue>();
   private readonly keysEnsured = new Map<string, Promise<unknown>>();
   private readonly maxBatch: number;
@@ -193,7 +220,7 @@ export class AuditStore implements AuditLog {
   }
 
   /** Resolves once the event is committed; rejects when its batch's transaction fails. */
-  append(input: AuditEventInput): Promise<void> {
+  append(input: AuditEventInput, options: AppendOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new AppError('service_unavailable', 'The audit store is closed.'));
     let event: Waiter['event'];
     try {
@@ -201,10 +228,11 @@ export class AuditStore implements AuditLog {
     } catch (error) {
       return Promise.reject(error);
     }
+    const staged = options.staged === true;
     return new Promise<void>((resolve, reject) => {
       let queue = this.queues.get(event.tenantId);
       if (!queue) this.queues.set(event.tenantId, (queue = { waiting: [], flush: null, head: null }));
-      queue.waiting.push({ event, resolve, reject });
+      queue.waiting.push({ event, staged, resolve, reject });
       if (!queue.flush) queue.flush = this.drain(event.tenantId, queue);
     });
   }
@@ -245,7 +273,8 @@ export class AuditStore implements AuditLog {
 
   // --- Appending ------------------------------------------------------------------------------------------------
 
-  private prepare(input: AuditEventInput): Waiter['event'] {
+  /** The event as it is chained (or staged, audit-pending.ts): validated, storable, with its id and time. */
+  prepare(input: AuditEventInput): PendingAuditEvent {
     assertTenantId(input.tenantId);
     if (typeof input.type !== 'string' || input.type.length === 0) throw new Error('an audit event needs a type');
     if (!RESULTS.includes(input.result)) throw new Error(`invalid audit result ${JSON.stringify(input.result)}`);
@@ -257,7 +286,7 @@ export class AuditStore implements AuditLog {
     const details = toStorableJson(input.details ?? {});
     return {
       tenantId: input.tenantId,
-      eventId: randomUUID(),
+      eventId: input.eventId ?? randomUUID(),
       occurredAt: (input.occurredAt ?? this.options.clock.now()).toISOString(),
       type: storableString(input.type),
       commandId: text(input.commandId),
@@ -287,12 +316,13 @@ export class AuditStore implements AuditLog {
     let written: AuditEvent[];
     try {
       const events = batch.map((w) => w.event);
+      const stagedIds = batch.filter((w) => w.staged).map((w) => w.event.eventId);
       // One statement after the head this process wrote last; the locking transaction when that head is unknown
       // or another replica has moved it.
-      const appended = queue.head ? await this.appendAfterKnownHead(tenantId, queue.head, events) : null;
-      written = appended ?? (await this.writeBatch(tenantId, events));
-      const last = written[written.length - 1]!;
-      queue.head = { seq: last.seq, hash: last.hash };
+      const appended = queue.head ? await this.appendAfterKnownHead(tenantId, queue.head, events, stagedIds) : null;
+      written = appended ?? (await this.writeBatch(tenantId, events, stagedIds));
+      const last = written[written.length - 1];
+      if (last) queue.head = { seq: last.seq, hash: last.hash };
     } catch (error) {
       queue.head = null;
       this.options.metrics.auditAppends.inc({ result: 'failure' }, batch.length);
@@ -305,10 +335,26 @@ export class AuditStore implements AuditLog {
     if (this.options.signing.enabled) await this.writeDueCheckpoints(tenantId, written);
   }
 
-  /** The locking way: one transaction that reads the head FOR UPDATE, then writes the batch and moves the head. */
-  private writeBatch(tenantId: string, events: Waiter['event'][]): Promise<AuditEvent[]> {
+  /**
+   * The locking way: one transaction that reads the head FOR UPDATE, then writes the batch and moves the head.
+   * Staged events are claimed (their staged rows deleted) under that lock; one whose row is gone was chained by the
+   * recovery already and is left out.
+   */
+  private writeBatch(tenantId: string, all: Waiter['event'][], stagedIds: string[]): Promise<AuditEvent[]> {
     return this.options.db.withTenant(tenantId, async (sql) => {
-      const chained = chain(await lockHead(sql), events);
+      const head = await lockHead(sql);
+      let events = all;
+      if (stagedIds.length > 0) {
+        const claimed = await sql.query<{ event_id: string }>(
+          'DELETE FROM audit_pending WHERE event_id = ANY ($1::uuid[]) RETURNING event_id',
+          [stagedIds],
+        );
+        const kept = new Set(claimed.rows.map((r) => r.event_id));
+        const staged = new Set(stagedIds);
+        events = all.filter((e) => !staged.has(e.eventId) || kept.has(e.eventId));
+        if (events.length === 0) return [];
+      }
+      const chained = chain(head, events);
       const last = chained[chained.length - 1]!;
       const moved = await sql.query(INSERT_BATCH, [JSON.stringify(chained.map(toRow)), last.seq, last.hash]);
       if (moved.rowCount !== 1) throw new Error('the audit chain head vanished during an append');
@@ -321,15 +367,21 @@ export class AuditStore implements AuditLog {
     tenantId: string,
     head: { seq: number; hash: string },
     events: Waiter['event'][],
+    stagedIds: string[],
   ): Promise<AuditEvent[] | null> {
     const chained = chain(head, events);
     const last = chained[chained.length - 1]!;
+    const params = [JSON.stringify(chained.map(toRow)), last.seq, last.hash, head.seq, head.hash];
     const result = await this.options.db.withTenantSession(tenantId, (sql) =>
-      sql.query<{ moved: number; appended: number }>(
-        APPEND_AFTER_KNOWN_HEAD,
-        [JSON.stringify(chained.map(toRow)), last.seq, last.hash, head.seq, head.hash],
-        { prepareAs: 'audit.append-after-known-head' },
-      ),
+      stagedIds.length === 0
+        ? sql.query<{ moved: number; appended: number }>(APPEND_AFTER_KNOWN_HEAD, params, {
+            prepareAs: 'audit.append-after-known-head',
+          })
+        : sql.query<{ moved: number; appended: number }>(
+            APPEND_STAGED_AFTER_KNOWN_HEAD,
+            [...params, stagedIds, stagedIds.length],
+            { prepareAs: 'audit.append-staged-after-known-head' },
+          ),
     );
     const row = result.rows[0];
     if (!row || row.moved !== 1) return null;
@@ -382,6 +434,50 @@ export class AuditStore implements AuditLog {
         return { tenantId, seq, hash, kid: String(kid), signature };
       }),
     );
+  }
+
+  // --- Recovering staged events -----------------------------------------------------------------------------------
+
+  /**
+   * Chains the staged events older than `olderThanSeconds` (audit-pending.ts): those whose process died, or lost
+   * the database, between the commit of their unit of work and their chaining. Per tenant, under the chain head's
+   * lock, so that an event is chained once whoever gets to it first. A recovered event is the staged version
+   * (details.recovered: true): what the command knew only after its unit of work committed is not in it.
+   * Answers how many events were chained.
+   */
+  async recoverPending(olderThanSeconds: number): Promise<number> {
+    const cutoff = new Date(this.options.clock.now().getTime() - olderThanSeconds * 1000);
+    const tenants = await this.options.db.withPlatform((sql) =>
+      sql.query<{ tenant_id: string }>('SELECT DISTINCT tenant_id FROM audit_pending WHERE staged_at < $1', [cutoff]),
+    );
+    let recovered = 0;
+    for (const { tenant_id: tenantId } of tenants.rows) {
+      const written = await this.options.db.withTenant(tenantId, async (sql) => {
+        const head = await lockHead(sql);
+        const taken = await sql.query<{ event: PendingAuditEvent }>(
+          'DELETE FROM audit_pending WHERE staged_at < $1 RETURNING event',
+          [cutoff],
+        );
+        if (taken.rows.length === 0) return [];
+        const events = taken.rows
+          .map(({ event }) => ({ ...event, details: { ...event.details, recovered: true } }))
+          .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt) || a.eventId.localeCompare(b.eventId));
+        const chained = chain(head, events);
+        const last = chained[chained.length - 1]!;
+        const moved = await sql.query(INSERT_BATCH, [JSON.stringify(chained.map(toRow)), last.seq, last.hash]);
+        if (moved.rowCount !== 1) throw new Error('the audit chain head vanished during a recovery');
+        return chained;
+      });
+      if (written.length === 0) continue;
+      // The head this process knew is behind now: its next flush reads it under the lock.
+      const queue = this.queues.get(tenantId);
+      if (queue) queue.head = null;
+      recovered += written.length;
+      this.options.metrics.auditAppends.inc({ result: 'success' }, written.length);
+      this.options.logger.warn({ tenant_id: tenantId, events: written.length }, 'staged audit events recovered');
+      if (this.options.signing.enabled) await this.writeDueCheckpoints(tenantId, written);
+    }
+    return recovered;
   }
 
   // --- Reading (platform administrators) -----------------------------------------------------------------------

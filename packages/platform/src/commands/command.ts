@@ -1,4 +1,6 @@
+import type { PendingAuditEvent } from '../audit/audit-pending.js';
 import type { AccessKind } from '../auth/policy.js';
+import type { Sql } from '../db/database.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { TraceIds } from '../observability/trace-context.js';
@@ -13,6 +15,27 @@ export interface CommandContext {
   correlationId: string;
   trace: TraceIds | null;
   log: Logger;
+}
+
+/**
+ * The context a command runs in under the command bus: the caller's context, and the way to write so that the
+ * change and the execution's audit event commit together (issue 13 §7: a command that answers an error has changed
+ * nothing, and a committed change always has its event).
+ */
+export interface ExecutionContext extends CommandContext {
+  /**
+   * Runs `fn` in one transaction of the tenant and stages the execution's audit event in it (audit-pending.ts), so
+   * that they commit together. Once it has committed the command must not fail: the change is made, and the bus
+   * answers the command's result even when chaining the event has to wait for the recovery (the database lost
+   * meanwhile). So it is the last step that can fail: what may fail (signing, a call out) comes before it.
+   */
+  unitOfWork<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  /**
+   * For a write made by one statement over many requests' rows (the token endpoint's batched redemptions): the
+   * execution's audit event, prepared for staging, for the statement to stage with the rows it changes
+   * (`stageAuditEventsFrom`); the command calls `committed()` once it knows the statement changed its row.
+   */
+  auditIntent(): { event: PendingAuditEvent; committed(): void };
 }
 
 /**
@@ -31,7 +54,7 @@ export interface Command<I, O> {
    * (the bus still records denials).
    */
   audit?: 'auto' | 'self';
-  run(ctx: CommandContext, input: I): Promise<O>;
+  run(ctx: ExecutionContext, input: I): Promise<O>;
 }
 
 export const defineCommand = <I, O>(command: Command<I, O>): Command<I, O> => command;

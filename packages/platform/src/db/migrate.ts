@@ -17,6 +17,7 @@ export const platformMigrations: Migration[] = [
     new URL('./migrations/0003_indexable_tenant_policy.sql', import.meta.url),
   ),
   sqlMigration('platform/0004_outbound', new URL('./migrations/0004_outbound.sql', import.meta.url)),
+  sqlMigration('platform/0005_audit_pending', new URL('./migrations/0005_audit_pending.sql', import.meta.url)),
 ];
 
 /** What the migration runner needs: a session as the login role (the owner of the schema). */

@@ -1,0 +1,50 @@
+import type { Sql } from '../db/database.js';
+import type { AuditEventInput } from './audit-log.js';
+import type { HashedEventFields } from './canonical.js';
+
+/**
+ * Staged audit events (issue 13 §7, migrations/0005_audit_pending.sql). A command that writes stages its audit
+ * event in the same unit of work as its change, so that the two commit together: a change is never committed
+ * without its event, and a command whose event could not be written has changed nothing. The audit store then
+ * chains the staged event (by its id) and deletes the staged row in the chaining statement; what a crash or an
+ * outage leaves staged is chained by `AuditStore.recoverPending` (job audit.pending.recover).
+ *
+ * Staging is one INSERT into a table no other writer contends for, so it costs the unit of work no lock on the
+ * chain head: units of work of one tenant still run in parallel, and chaining keeps its group commit.
+ */
+
+/** An event prepared for staging: every field of the chained event except its position in the chain. */
+export type PendingAuditEvent = Omit<HashedEventFields, 'seq'>;
+
+/** What a unit of work needs to stage an event: the audit store prepares it (validates, gives it its id). */
+export interface AuditStaging {
+  /** The event prepared for staging: validated, with its id and time fixed. */
+  prepare(input: AuditEventInput): PendingAuditEvent;
+}
+
+const STAGE_EVENTS = `
+INSERT INTO audit_pending (event_id, event, staged_at)
+SELECT (e.value->>'eventId')::uuid, e.value, (e.value->>'occurredAt')::timestamptz
+  FROM jsonb_array_elements($1::text::jsonb) AS e(value)
+ON CONFLICT (tenant_id, event_id) DO NOTHING`;
+
+/**
+ * Stages events in the caller's unit of work (a transaction of their tenant): they commit or roll back with it.
+ * staged_at is the event's time (the application's clock), which the recovery compares with its own.
+ */
+export async function stageAuditEvents(sql: Sql, events: readonly PendingAuditEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await sql.query(STAGE_EVENTS, [JSON.stringify(events)]);
+}
+
+/**
+ * For a write that is one statement over many requests' rows (the token endpoint's batched redemptions): the
+ * common table expression that stages the events of the rows the statement changed. `source` is a relation of the
+ * statement with a jsonb column `audit_event` (a PendingAuditEvent, or null for a row that stages nothing).
+ */
+export function stageAuditEventsFrom(source: string): string {
+  return `INSERT INTO audit_pending (event_id, event, staged_at)
+    SELECT (s.audit_event->>'eventId')::uuid, s.audit_event, (s.audit_event->>'occurredAt')::timestamptz
+      FROM ${source} s WHERE s.audit_event IS NOT NULL
+    ON CONFLICT (tenant_id, event_id) DO NOTHING`;
+}
