@@ -11,6 +11,7 @@ import { RolePolicy, type PolicyDecisionPoint } from './auth/policy.js';
 import { SoftwareKeyManager } from './keys/software-key-manager.js';
 import { resolveMasterKey } from './keys/master-key.js';
 import { AuditStore } from './audit/audit-store.js';
+import { AuditRedaction } from './audit/redaction.js';
 import { recoverStagedAuditEventsJob } from './audit/recover-staged-job.js';
 import { createRateLimiter } from './ratelimit/index.js';
 import { DatabaseJobScheduler } from './jobs/database-scheduler.js';
@@ -104,7 +105,15 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
     allowGenerate: config.profile !== 'production',
   });
   const keys = new SoftwareKeyManager({ db, masterKey: masterKey.key, metrics, clock });
-  const audit = new AuditStore({ db, keys, metrics, clock, logger, signing: config.audit.events.signing });
+  const audit = new AuditStore({
+    db,
+    keys,
+    metrics,
+    clock,
+    logger,
+    signing: config.audit.events.signing,
+    redaction: new AuditRedaction(config.audit.redaction, masterKey.key),
+  });
   const rateLimiter = createRateLimiter({
     redisUrl: config.redis.url,
     keyPrefix: config.redis.keyPrefix,

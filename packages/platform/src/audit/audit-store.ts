@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { AppendOptions, AuditEvent, AuditEventInput, AuditLog, AuditResult } from './audit-log.js';
 import type { AuditStaging, PendingAuditEvent } from './audit-pending.js';
+import type { AuditRedaction } from './redaction.js';
 import { GENESIS_HASH, eventHash, storableString, toStorableJson, type HashedEventFields } from './canonical.js';
 
 /**
@@ -43,6 +44,8 @@ export interface AuditStoreOptions {
   maxBatchEvents?: number;
   /** Events read per round trip by verify (default 1000). */
   verifyBatchEvents?: number;
+  /** Field-level redaction per command (redaction.ts), applied as each event is prepared, before it is hashed. */
+  redaction?: AuditRedaction | undefined;
 }
 
 export interface AuditQuery {
@@ -283,20 +286,27 @@ export class AuditStore implements AuditLog, AuditStaging {
     for (const [k, v] of Object.entries(input.businessIds ?? {})) {
       if (v !== undefined && v !== null) businessIds[storableString(k)] = storableString(String(v));
     }
-    const details = toStorableJson(input.details ?? {});
+    const storable = toStorableJson(input.details ?? {});
+    const details: Record<string, unknown> =
+      storable !== null && typeof storable === 'object' && !Array.isArray(storable)
+        ? (storable as Record<string, unknown>)
+        : { value: storable };
+    const type = storableString(input.type);
+    const commandId = text(input.commandId);
+    if (this.options.redaction && !this.options.redaction.empty)
+      this.options.redaction.apply({ tenantId: input.tenantId, type, commandId, businessIds, details });
     return {
       tenantId: input.tenantId,
       eventId: input.eventId ?? randomUUID(),
       occurredAt: (input.occurredAt ?? this.options.clock.now()).toISOString(),
-      type: storableString(input.type),
-      commandId: text(input.commandId),
+      type,
+      commandId,
       principalId: text(input.principalId),
       result: input.result,
       correlationId: text(input.correlationId),
       traceId: text(input.traceId),
       businessIds,
-      details:
-        details !== null && typeof details === 'object' && !Array.isArray(details) ? details : { value: details },
+      details,
     };
   }
 

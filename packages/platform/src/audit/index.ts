@@ -6,3 +6,4 @@ export * from './canonical.js';
 export * from './exports.js';
 export * from './audit-routes.js';
 export * from './verify-cli.js';
+export * from './redaction.js';

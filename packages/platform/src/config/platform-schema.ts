@@ -210,6 +210,24 @@ export const PlatformConfigSchema = Type.Object(
         ),
         /** Command ids whose business identifiers are replaced by a redaction marker in audit events. */
         redactCommands: Type.Array(Type.String(), { default: [] }),
+        /**
+         * Field-level redaction rules (001 §6 "configurable per command"; audit/redaction.ts): for the events of
+         * `commands` and `eventTypes` (absent: all; `prefix.*` matches a prefix), each of `fields`
+         * (`details.<path>`, `businessIds.<name>`, `*` for every key at a level) is dropped, hashed under the
+         * tenant's pseudonymisation key, or masked, before the event is chained.
+         */
+        redaction: Type.Array(
+          Type.Object(
+            {
+              commands: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+              eventTypes: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+              fields: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+              action: Type.Union([Type.Literal('drop'), Type.Literal('hash'), Type.Literal('mask')]),
+            },
+            { additionalProperties: false },
+          ),
+          { default: [] },
+        ),
       },
       { default: {}, additionalProperties: false },
     ),
