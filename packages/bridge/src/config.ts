@@ -199,6 +199,22 @@ export const BridgeConfigSchema = Type.Object(
         }),
         /** Claim naming the holder for `issuer-subject`. Default `sub`. */
         subjectClaim: Type.String({ minLength: 1, default: 'sub' }),
+        /**
+         * Match confirmation (issue 14 §11, README "Match confirmation"): attribute matches that are not certain
+         * (one identity lacking an identifying claim the wallet presented, or several identities) are offered to the
+         * holder to confirm (MATCH_CONFIRMATION_REQUIRED) instead of going straight to IDV.
+         */
+        matchConfirmation: Type.Object(
+          {
+            /** Default true; false: several matches go to IDV and one match is taken as before. */
+            enabled: Type.Boolean({ default: true }),
+            /** More candidates than this go to IDV (a long list is no choice). Default 5. */
+            maxCandidates: Type.Integer({ minimum: 1, maximum: 10, default: 5 }),
+            /** Shown beside a candidate that came from an institutional login. Default none. */
+            institutionName: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+          },
+          { default: {}, additionalProperties: false },
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

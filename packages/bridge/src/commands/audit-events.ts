@@ -45,7 +45,13 @@ export async function auditSessionEvent(
   services: BridgeServices,
   tenantId: string,
   session: PresentationSession,
-  type: 'session_verified' | 'session_completed' | 'binding_created',
+  type:
+    | 'session_verified'
+    | 'session_completed'
+    | 'binding_created'
+    | 'match_confirmation_required'
+    | 'match_confirmed'
+    | 'match_declined',
   details: Record<string, unknown>,
 ): Promise<void> {
   await services.platform.audit.append({

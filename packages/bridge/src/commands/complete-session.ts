@@ -7,6 +7,7 @@ import { withSavepoint } from '../storage/savepoint.js';
 import { auditSessionEvent } from './audit-events.js';
 import { completionResult, presentedClaimsOf, sealResult, storedResultOf } from './completion.js';
 import { invalidSessionState, sessionExpired } from './errors.js';
+import { matchCandidatesOf } from './match-candidates-of.js';
 import { readSession } from './read-session.js';
 
 /**
@@ -16,12 +17,15 @@ import { readSession } from './read-session.js';
  * - AUTO_MATCH_BY_ATTRIBUTE: the holder key is bound to the matched identity (binding_created), 200, claimSource
  *   ATTRIBUTE_MATCH, COMPLETED;
  * - RECONCILE_VIA_IDV (or a binding that no longer holds): 202 idvRequired, the session moves to IDV_REQUIRED.
- * Called again: COMPLETED answers 200 with the same result, IDV_REQUIRED answers 202 again. Before VERIFIED (or
+ * - CONFIRM_ATTRIBUTE_MATCH (README "Match confirmation"): 202 with `matchConfirmationRequired: true`, the session moves
+ *   to MATCH_CONFIRMATION_REQUIRED; the holder's choice arrives through idv/submit.
+ * Called again: COMPLETED answers 200 with the same result, IDV_REQUIRED and MATCH_CONFIRMATION_REQUIRED 202 again. Before VERIFIED (or
  * after ERROR) 409 invalid_session_state. A VERIFIED or IDV_REQUIRED session is completable until its expiry.
  */
 export type CompleteSessionOutput = { status: 200; body: CompletionResult } | { status: 202; body: IdvRequiredResult };
 
 const IDV_REQUIRED: IdvRequiredResult = { idvRequired: true, idvMethod: 'oidc', idvSteps: [...IDV_STEPS] };
+const CONFIRMATION_REQUIRED: IdvRequiredResult = { ...IDV_REQUIRED, matchConfirmationRequired: true };
 
 export const completeSession = (services: BridgeServices) =>
   defineCommand<{ sessionId: string }, CompleteSessionOutput>({
@@ -43,6 +47,9 @@ export const completeSession = (services: BridgeServices) =>
           case 'IDV_REQUIRED':
             if (services.clock.now() >= session.expiresAt) throw sessionExpired();
             return { status: 202, body: IDV_REQUIRED };
+          case 'MATCH_CONFIRMATION_REQUIRED':
+            if (services.clock.now() >= session.expiresAt) throw sessionExpired();
+            return { status: 202, body: CONFIRMATION_REQUIRED };
           case 'VERIFIED': {
             if (services.clock.now() >= session.expiresAt) throw sessionExpired();
             const done = await carryOutPlan(services, ctx.tenantId, session);
@@ -63,6 +70,7 @@ async function carryOutPlan(
   session: PresentationSession,
 ): Promise<CompleteSessionOutput | null> {
   const now = services.clock.now();
+  if (session.planType === 'CONFIRM_ATTRIBUTE_MATCH') return askForConfirmation(services, tenantId, session);
   const presented = await presentedClaimsOf(services, tenantId, session);
   const outcome = await services.platform.db.withTenant(tenantId, async (sql) => {
     const unit = { tenantId, sql };
@@ -122,4 +130,22 @@ async function carryOutPlan(
     claimSource: outcome.result.claimSource,
   });
   return { status: 200, body: outcome.result };
+}
+
+/** VERIFIED → MATCH_CONFIRMATION_REQUIRED (README "Match confirmation"), audited with the number of candidates. */
+async function askForConfirmation(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+): Promise<CompleteSessionOutput | null> {
+  const moved = await services.platform.db.withTenant(tenantId, (sql) =>
+    sessionStore.transition(sql, session.id, ['VERIFIED'], 'MATCH_CONFIRMATION_REQUIRED', services.clock.now()),
+  );
+  if (!moved) return null;
+  const candidates = await matchCandidatesOf(services, tenantId, moved);
+  await auditSessionEvent(services, tenantId, moved, 'match_confirmation_required', {
+    planType: moved.planType,
+    candidates: candidates.length,
+  });
+  return { status: 202, body: CONFIRMATION_REQUIRED };
 }

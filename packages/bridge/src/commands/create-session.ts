@@ -100,6 +100,7 @@ export const createSession = (services: BridgeServices) =>
         idvReason: null,
         presentedSealed: null,
         resultSealed: null,
+        matchCandidatesSealed: null,
         createdAt: now,
         expiresAt,
         verifiedAt: null,

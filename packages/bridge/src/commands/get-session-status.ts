@@ -1,10 +1,15 @@
 import { defineCommand } from '@tessera/platform';
+import { publicCandidates } from '../domain/resolution/match-candidates.js';
 import { statusView, type SessionStatusView } from '../domain/session.js';
 import type { BridgeServices } from '../services.js';
 import { sessionExpired } from './errors.js';
+import { matchCandidatesOf } from './match-candidates-of.js';
 import { readSession } from './read-session.js';
 
-/** GET /auth/oid4vp/sessions/{sessionId}/status (000 §4.1): 404 unknown, 410 once expired (§3.1). */
+/**
+ * GET /auth/oid4vp/sessions/{sessionId}/status (000 §4.1): 404 unknown, 410 once expired (§3.1). At
+ * MATCH_CONFIRMATION_REQUIRED it carries the candidates: opaque match ids and masked values, never identity ids.
+ */
 export const getSessionStatus = (services: BridgeServices) =>
   defineCommand<{ sessionId: string }, SessionStatusView>({
     id: 'bridge.sessions.status',
@@ -17,6 +22,7 @@ export const getSessionStatus = (services: BridgeServices) =>
     async run(ctx, { sessionId }) {
       const session = await readSession(services, ctx.tenantId, { id: sessionId });
       if (session.status === 'EXPIRED') throw sessionExpired();
-      return statusView(session);
+      if (session.status !== 'MATCH_CONFIRMATION_REQUIRED') return statusView(session);
+      return statusView(session, publicCandidates(await matchCandidatesOf(services, ctx.tenantId, session)));
     },
   });

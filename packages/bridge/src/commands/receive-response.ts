@@ -4,7 +4,13 @@ import { defineCommand, invalidRequest, isAppError } from '@tessera/platform';
 import { decryptResponse } from '../crypto/response-encryption.js';
 import { sessionAad } from '../crypto/sealing.js';
 import { holderKeyOf } from '../domain/resolution/holder-key.js';
-import { resolvePlan, type AutoMatchAttribute } from '../domain/resolution/plan.js';
+import { resolvePlan, type AutoMatchAttribute, type Plan } from '../domain/resolution/plan.js';
+import {
+  candidateDisplay,
+  displayClaimsOf,
+  newMatchId,
+  type MatchCandidate,
+} from '../domain/resolution/match-candidates.js';
 import type { PresentationSession } from '../domain/session.js';
 import { fail, type CheckResult } from '../domain/verification/check.js';
 import { decodeJws, isObjectValue } from '../domain/verification/jws.js';
@@ -230,6 +236,12 @@ async function finishVerified(
           SERVICE_ID: verified.claims[attributeClaims.SERVICE_ID],
           EPPN: verified.claims[attributeClaims.EPPN],
         },
+        presented: verified.claims,
+        confirmation: {
+          enabled: config.identityResolution.matchConfirmation.enabled,
+          maxCandidates: config.identityResolution.matchConfirmation.maxCandidates,
+          identifyingClaims: identifyingClaimsOf(services),
+        },
         lookup: {
           byHolderKey: (key) => identities.findByHolderKey(unit, key),
           byIdentifier: (type, value) => identities.findByIdentifier(unit, type, value),
@@ -244,6 +256,7 @@ async function finishVerified(
         idvRequired: plan.idvRequired,
         idvReason: plan.reason,
         presentedSealed,
+        matchCandidatesSealed: await sealCandidates(services, tenantId, session.id, plan, verified.claims, sql),
         verifiedAt: now,
       });
     });
@@ -260,4 +273,31 @@ async function finishVerified(
     queryId: moved.queryId,
   });
   return { accepted: true };
+}
+
+/** The claims compared with a match candidate: the IDV's identifying claims (README "Claims comparison"). */
+export const identifyingClaimsOf = (services: BridgeServices): string[] =>
+  services.config.idv.identifyingClaims ?? [services.serviceClaim, 'eduperson_principal_name'];
+
+/**
+ * CONFIRM_ATTRIBUTE_MATCH: the candidates, each with a fresh random match id and its masked display, sealed on the
+ * session (README "Match confirmation"). Null for every other plan.
+ */
+async function sealCandidates(
+  services: BridgeServices,
+  tenantId: string,
+  sessionId: string,
+  plan: Plan,
+  presented: Record<string, unknown>,
+  sql: Parameters<BridgeServices['sealer']['sealJson']>[2],
+): Promise<string | null> {
+  if (plan.type !== 'CONFIRM_ATTRIBUTE_MATCH' || !plan.candidates) return null;
+  const shown = displayClaimsOf(identifyingClaimsOf(services));
+  const institution = services.config.identityResolution.matchConfirmation.institutionName ?? null;
+  const candidates: MatchCandidate[] = plan.candidates.map((c) => ({
+    matchId: newMatchId(),
+    identityId: c.identity.internalIdentityId,
+    display: candidateDisplay(c.identity, c.matchedOn, presented, shown, institution),
+  }));
+  return services.sealer.sealJson(candidates, sessionAad(tenantId, sessionId, 'match_candidates'), sql);
 }

@@ -16,5 +16,8 @@ export class Sealer extends JsonSealer {
 }
 
 /** Additional authenticated data of a sealed session field. */
-export const sessionAad = (tenantId: string, sessionId: string, field: 'response_key' | 'presented' | 'result') =>
-  JSON.stringify(['bridge_sessions', tenantId, sessionId, field]);
+export const sessionAad = (
+  tenantId: string,
+  sessionId: string,
+  field: 'response_key' | 'presented' | 'result' | 'match_candidates',
+) => JSON.stringify(['bridge_sessions', tenantId, sessionId, field]);

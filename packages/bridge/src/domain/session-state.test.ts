@@ -25,6 +25,9 @@ describe('session state machine', () => {
     ['VERIFIED', 'complete_unknown_holder', 'IDV_REQUIRED'],
     ['VERIFIED', 'idv_completed', 'COMPLETED'],
     ['IDV_REQUIRED', 'idv_completed', 'COMPLETED'],
+    ['VERIFIED', 'complete_unconfirmed_match', 'MATCH_CONFIRMATION_REQUIRED'],
+    ['MATCH_CONFIRMATION_REQUIRED', 'match_confirmed', 'COMPLETED'],
+    ['MATCH_CONFIRMATION_REQUIRED', 'match_declined', 'IDV_REQUIRED'],
   ];
 
   it.each(moves)('%s --%s--> %s', (from, event, to) => {
@@ -41,6 +44,9 @@ describe('session state machine', () => {
       'timeout',
       'complete_known_holder',
       'complete_unknown_holder',
+      'complete_unconfirmed_match',
+      'match_confirmed',
+      'match_declined',
       'idv_completed',
     ];
     let refused = 0;

@@ -8,6 +8,7 @@ export const SESSION_STATUSES = [
   'VERIFYING',
   'VERIFIED',
   'IDV_REQUIRED',
+  'MATCH_CONFIRMATION_REQUIRED',
   'COMPLETED',
   'EXPIRED',
   'ERROR',
@@ -28,6 +29,9 @@ export type SessionEvent =
   | 'timeout'
   | 'complete_known_holder'
   | 'complete_unknown_holder'
+  | 'complete_unconfirmed_match'
+  | 'match_confirmed'
+  | 'match_declined'
   | 'idv_completed';
 
 /**
@@ -42,6 +46,9 @@ export type SessionEvent =
  *   with an unknown holder (the 202 answer).
  * - VERIFIED or IDV_REQUIRED → COMPLETED by a successful IDV (§3.1 "any | POST idv/submit", narrowed to the states
  *   from which IDV can be initiated, §3.2).
+ * - Match confirmation (issue 14 §11, README "Match confirmation"): VERIFIED → MATCH_CONFIRMATION_REQUIRED by complete
+ *   when the plan is CONFIRM_ATTRIBUTE_MATCH (202); then idv/submit: confirmed true with a candidate → COMPLETED
+ *   (§3.1 "any | POST idv/submit | confirmed is true | COMPLETED"), confirmed false → IDV_REQUIRED.
  */
 const TRANSITIONS: Record<SessionEvent, { from: readonly SessionStatus[]; to: SessionStatus }> = {
   request_fetched: { from: ['CREATED'], to: 'INTERACTION_STARTED' },
@@ -52,6 +59,9 @@ const TRANSITIONS: Record<SessionEvent, { from: readonly SessionStatus[]; to: Se
   timeout: { from: ['CREATED', 'INTERACTION_STARTED', 'VERIFYING'], to: 'EXPIRED' },
   complete_known_holder: { from: ['VERIFIED'], to: 'COMPLETED' },
   complete_unknown_holder: { from: ['VERIFIED'], to: 'IDV_REQUIRED' },
+  complete_unconfirmed_match: { from: ['VERIFIED'], to: 'MATCH_CONFIRMATION_REQUIRED' },
+  match_confirmed: { from: ['MATCH_CONFIRMATION_REQUIRED'], to: 'COMPLETED' },
+  match_declined: { from: ['MATCH_CONFIRMATION_REQUIRED'], to: 'IDV_REQUIRED' },
   idv_completed: { from: ['VERIFIED', 'IDV_REQUIRED'], to: 'COMPLETED' },
 };
 
@@ -73,10 +83,11 @@ export function afterRejectedResponse(rejectedBefore: number, maxFailedResponses
     : TRANSITIONS.presentation_rejected.to;
 }
 
-/** 000 §3.1: terminal states for polling. */
+/** 000 §3.1: terminal states for polling (MATCH_CONFIRMATION_REQUIRED waits for the holder, like IDV_REQUIRED). */
 export const TERMINAL_FOR_POLLING: readonly SessionStatus[] = [
   'VERIFIED',
   'IDV_REQUIRED',
+  'MATCH_CONFIRMATION_REQUIRED',
   'COMPLETED',
   'EXPIRED',
   'ERROR',

@@ -1,13 +1,18 @@
 import type { CheckResult, SessionFailure } from './verification/check.js';
 import type { SessionStatus, StatusChange } from './session-state.js';
+import type { CandidateDisplay } from './resolution/match-candidates.js';
 
 /** A response that failed verification: its check and reason (never a value of what was posted) and its time. */
 export interface RejectedResponse extends SessionFailure {
   at: string;
 }
 
-/** 000 §2.1 reconciliationPlanType values. */
-export type ReconciliationPlanType = 'USE_EXISTING_BINDING' | 'AUTO_MATCH_BY_ATTRIBUTE' | 'RECONCILE_VIA_IDV';
+/**
+ * 000 §2.1 reconciliationPlanType values ("values include" the first three); CONFIRM_ATTRIBUTE_MATCH (extension,
+ * issue 14 §11): attribute matching found candidates the holder must confirm (README "Match confirmation").
+ */
+export type ReconciliationPlanType =
+  'USE_EXISTING_BINDING' | 'AUTO_MATCH_BY_ATTRIBUTE' | 'RECONCILE_VIA_IDV' | 'CONFIRM_ATTRIBUTE_MATCH';
 
 export type ResponseMode = 'direct_post' | 'direct_post.jwt';
 
@@ -44,6 +49,8 @@ export interface PresentationSession {
   idvReason: string | null;
   presentedSealed: string | null;
   resultSealed: string | null;
+  /** CONFIRM_ATTRIBUTE_MATCH: the candidates (MatchCandidate[]), sealed: they carry identity ids. */
+  matchCandidatesSealed: string | null;
   createdAt: Date;
   expiresAt: Date;
   verifiedAt: Date | null;
@@ -66,11 +73,21 @@ export interface CompletionResult {
   claimSource: 'CANONICAL_BINDING' | 'ATTRIBUTE_MATCH' | 'IDV_RECONCILIATION';
 }
 
-/** 000 §2.3 unknown holder (HTTP 202). */
+/**
+ * 000 §2.3 unknown holder (HTTP 202). `matchConfirmationRequired` (extension): the holder is asked to confirm one of
+ * the session's match candidates first (status MATCH_CONFIRMATION_REQUIRED); declining leads to the IDV the other
+ * fields describe, so they keep their meaning.
+ */
 export interface IdvRequiredResult {
   idvRequired: true;
   idvMethod: 'oidc';
   idvSteps: string[];
+  matchConfirmationRequired?: true;
+}
+
+/** One candidate as the status shows it: an opaque id and masked values (README "Match confirmation"). */
+export interface MatchCandidateView extends CandidateDisplay {
+  matchId: string;
 }
 
 /** 000 §4.1 GET .../status, plus `failure` when the status is ERROR (extension, README). */
@@ -84,11 +101,18 @@ export interface SessionStatusView {
   /** Extension: how many responses were refused so far, and the last one's check, once one was. */
   rejectedResponses?: number;
   lastRejection?: SessionFailure;
+  /** Extension: at MATCH_CONFIRMATION_REQUIRED, the candidates the holder chooses from. */
+  matchCandidates?: MatchCandidateView[];
 }
 
 /** 000 §2.1: idvRequired is meaningful only at VERIFIED or IDV_REQUIRED; the plan type is null before VERIFIED. */
-export function statusView(session: PresentationSession): SessionStatusView {
-  const planned = session.planType !== null && ['VERIFIED', 'IDV_REQUIRED', 'COMPLETED'].includes(session.status);
+export function statusView(
+  session: PresentationSession,
+  matchCandidates: MatchCandidateView[] | null = null,
+): SessionStatusView {
+  const planned =
+    session.planType !== null &&
+    ['VERIFIED', 'IDV_REQUIRED', 'MATCH_CONFIRMATION_REQUIRED', 'COMPLETED'].includes(session.status);
   return {
     sessionId: session.id,
     status: session.status,
@@ -97,6 +121,7 @@ export function statusView(session: PresentationSession): SessionStatusView {
     reconciliationPlanType: planned ? session.planType : null,
     ...(session.status === 'ERROR' && session.failure ? { failure: session.failure } : {}),
     ...rejectionView(session.rejectedResponses),
+    ...(session.status === 'MATCH_CONFIRMATION_REQUIRED' && matchCandidates ? { matchCandidates } : {}),
   };
 }
 

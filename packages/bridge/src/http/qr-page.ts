@@ -17,6 +17,7 @@ const STATUS_TEXT: Record<string, string> = {
   VERIFYING: 'Checking the presentation…',
   VERIFIED: 'Presentation verified. You can continue in the sign-in window.',
   IDV_REQUIRED: 'Presentation verified. One more step is needed in the sign-in window.',
+  MATCH_CONFIRMATION_REQUIRED: 'Presentation verified. Confirm your account in the sign-in window.',
   COMPLETED: 'Signed in. You can close this page.',
   EXPIRED: 'This code has expired. Start the sign-in again.',
   ERROR: 'The presentation was not accepted. Start the sign-in again.',
@@ -53,7 +54,7 @@ ${look.head}
 <script nonce="${nonce}">
 (() => {
   const texts = ${JSON.stringify(STATUS_TEXT).replace(/</g, '\\u003c')};
-  const terminal = ['VERIFIED', 'IDV_REQUIRED', 'COMPLETED', 'EXPIRED', 'ERROR'];
+  const terminal = ['VERIFIED', 'IDV_REQUIRED', 'MATCH_CONFIRMATION_REQUIRED', 'COMPLETED', 'EXPIRED', 'ERROR'];
   const until = performance.now() + ${JSON.stringify(model.msLeft)};
   const el = document.getElementById('status');
   const show = (status) => {

@@ -44,6 +44,17 @@ export const SessionStatusResponse = Type.Object({
   /** Extension: responses refused so far while the session stayed open, and the last one's check. */
   rejectedResponses: Type.Optional(Type.Integer()),
   lastRejection: Type.Optional(Failure),
+  /** Extension: at MATCH_CONFIRMATION_REQUIRED, the candidates (README "Match confirmation"). */
+  matchCandidates: Type.Optional(
+    Type.Array(
+      Type.Object({
+        matchId: Type.String(),
+        matchedOn: Type.Array(Type.String()),
+        claims: Type.Record(Type.String(), Type.String()),
+        institution: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+  ),
 });
 
 export const CompletionResponse = Type.Object({
@@ -60,6 +71,8 @@ export const IdvRequiredResponse = Type.Object({
   idvRequired: Type.Boolean(),
   idvMethod: Type.String(),
   idvSteps: Type.Array(Type.String()),
+  /** Extension: the holder is asked to confirm a match first (README "Match confirmation"). */
+  matchConfirmationRequired: Type.Optional(Type.Boolean()),
 });
 
 export const RedeemBody = Type.Object(

@@ -9,4 +9,5 @@ export const bridgeMigrations: Migration[] = [
   ),
   sqlMigration('bridge/0003_reconciliation', new URL('./migrations/0003_reconciliation.sql', import.meta.url)),
   sqlMigration('bridge/0004_rejected_responses', new URL('./migrations/0004_rejected_responses.sql', import.meta.url)),
+  sqlMigration('bridge/0005_match_confirmation', new URL('./migrations/0005_match_confirmation.sql', import.meta.url)),
 ];

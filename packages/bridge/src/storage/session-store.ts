@@ -34,6 +34,7 @@ interface SessionRow {
   idv_reason: string | null;
   presented_sealed: string | null;
   result_sealed: string | null;
+  match_candidates_sealed: string | null;
   created_at: Date | string;
   expires_at: Date | string;
   verified_at: Date | string | null;
@@ -72,6 +73,7 @@ function fromRow(r: SessionRow): PresentationSession {
     idvReason: r.idv_reason,
     presentedSealed: r.presented_sealed,
     resultSealed: r.result_sealed,
+    matchCandidatesSealed: r.match_candidates_sealed,
     createdAt: date(r.created_at),
     expiresAt: date(r.expires_at),
     verifiedAt: maybeDate(r.verified_at),
@@ -91,6 +93,7 @@ const UPDATABLE = {
   idvReason: ['idv_reason', ''],
   presentedSealed: ['presented_sealed', ''],
   resultSealed: ['result_sealed', ''],
+  matchCandidatesSealed: ['match_candidates_sealed', ''],
   responseKeySealed: ['response_key_sealed', ''],
   verifiedAt: ['verified_at', ''],
   completedAt: ['completed_at', ''],

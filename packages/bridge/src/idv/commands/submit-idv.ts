@@ -1,6 +1,8 @@
 import { defineCommand } from '@tessera/platform';
 import { completeSessionAfterIdv } from '../../commands/complete-session-after-idv.js';
-import { invalidSessionState } from '../../commands/errors.js';
+import { answerMatchConfirmation } from '../../commands/confirm-match.js';
+import { invalidSessionState, sessionExpired } from '../../commands/errors.js';
+import { readSession } from '../../commands/read-session.js';
 import { failureMessage } from '../domain/failure-reasons.js';
 import type { InstitutionalLogin } from '../domain/institutional-claims.js';
 import type { ReconciliationStatus } from '../domain/reconciliation-state.js';
@@ -22,6 +24,10 @@ import { finishReconciliation } from './finish-reconciliation.js';
  * `selectedMatchId`: this bridge's IDV resolves exactly one institutional identity (its federation binding, or a new
  * one), so there is never a choice to make. Given on a COMPLETED attempt it must name that identity (409 otherwise);
  * on an attempt still to be recorded there is nothing to select yet, and it is not used.
+ *
+ * Match confirmation (issue 14 §11, README "Match confirmation"): on a session at MATCH_CONFIRMATION_REQUIRED the
+ * submit is the holder's answer to the candidates (commands/confirm-match.ts) and no IDV attempt is involved; once a
+ * confirmation completed the session, a further submit is refused (409).
  */
 export interface SubmitIdvInput {
   sessionId: string;
@@ -48,6 +54,12 @@ export const submitIdv = (idv: IdvServices) =>
     }),
     async run(ctx, input) {
       const services = idv.bridge;
+      const session = await readSession(services, ctx.tenantId, { id: input.sessionId });
+      if (session.status === 'EXPIRED') throw sessionExpired();
+      if (session.status === 'MATCH_CONFIRMATION_REQUIRED')
+        return answerMatchConfirmation(services, ctx.tenantId, session, input);
+      if (session.status === 'COMPLETED' && session.planType === 'CONFIRM_ATTRIBUTE_MATCH')
+        throw invalidSessionState('The match was already confirmed and the session completed.', session.status);
       const { attempt } = await currentAttempt(idv, ctx.tenantId, input.sessionId);
 
       if (!input.confirmed) {
