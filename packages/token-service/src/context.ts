@@ -30,4 +30,9 @@ export interface TokenServiceContext {
   /** `urn:<vendor>:oid4vp:vp` (000 §2.3). */
   walletAcr: string;
   issuerFor(tenantId: string): string;
+  /**
+   * The credential issuer identifier bound to a tenant (issue 19 contract C, 001 §5 tenant_public_endpoint): the
+   * `aud` of the access tokens for the credential endpoint. `undefined`: no binding, OpenID4VCI grants are refused.
+   */
+  credentialIssuerFor(tenantId: string): string | undefined;
 }

@@ -22,6 +22,11 @@ export interface CreateTokenServiceOptions {
   /** Override the bridge client (tests, or an in-process bridge). */
   wallet?: WalletSessionRedeemer | null;
   upstream?: UpstreamOidcClient | null;
+  /**
+   * The credential issuer of a tenant (issue 19 contract C: the composition root passes the issuer's
+   * `credentialIssuerFor(config.oid4vci)`). Absent: no tenant has one, and the OpenID4VCI grants are refused.
+   */
+  credentialIssuerFor?: (tenantId: string) => string | undefined;
 }
 
 /** Builds the token service's context from configuration; fails with a message naming the bad key. */
@@ -33,6 +38,10 @@ export function createTokenService(
   const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant, {
     production: platform.config.profile === 'production',
   });
+  if (config.oid4vci.requireDpop && !config.dpop.enabled)
+    throw new Error(
+      'tokenService.oid4vci.requireDpop needs tokenService.dpop.enabled (RFC 9449 proofs are checked by it).',
+    );
   const signer = new TokenSigner(platform.keys);
   const issuerFor = (tenantId: string) => (config.tenantIssuers[tenantId] ?? config.issuer).replace(/\/$/, '');
   const up = config.upstream;
@@ -75,6 +84,7 @@ export function createTokenService(
     serviceClaim: platform.config.deployment.serviceClaim,
     walletAcr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
     issuerFor,
+    credentialIssuerFor: options.credentialIssuerFor ?? (() => undefined),
   };
   return ctx;
 }

@@ -10,6 +10,7 @@ export type OAuthErrorCode =
   | 'unauthorized_client'
   | 'unsupported_grant_type'
   | 'invalid_scope'
+  | 'invalid_authorization_details'
   | 'unsupported_token_type'
   | 'unsupported_response_type'
   | 'access_denied'
@@ -29,6 +30,7 @@ const INTERNAL: Record<OAuthErrorCode, ErrorCode> = {
   unauthorized_client: 'invalid_request',
   unsupported_grant_type: 'invalid_request',
   invalid_scope: 'invalid_request',
+  invalid_authorization_details: 'invalid_request',
   unsupported_token_type: 'invalid_request',
   unsupported_response_type: 'invalid_request',
   access_denied: 'policy_denied',

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { KeyManager } from '@tessera/platform';
+import type { KeyManager, Sql } from '@tessera/platform';
 
 /**
  * The transaction code (OpenID4VCI 1.0 §3.5, §4.1.1 `tx_code`) is a short PIN, so a plain hash of it would be
@@ -26,10 +26,11 @@ export async function txCodeMatches(
   codeHash: string,
   txCode: string,
   stored: string,
+  sql?: Sql,
 ): Promise<boolean> {
   const [version, expected] = stored.split('.');
   if (!version || !expected) return false;
-  const mac = await keys.hmacWithVersion(txCodeKeyAlias(tenantId), Number(version), input(codeHash, txCode));
+  const mac = await keys.hmacWithVersion(txCodeKeyAlias(tenantId), Number(version), input(codeHash, txCode), { sql });
   const x = Buffer.from(mac.mac);
   const y = Buffer.from(expected, 'base64url');
   return x.length === y.length && timingSafeEqual(x, y);

@@ -1,5 +1,19 @@
 import { AppError, DatabaseReachability, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
+import { PRE_AUTHORIZED_CODE_GRANT } from '../../oid4vci/pre-authorized-client.js';
+
+/**
+ * For a tenant with a credential issuer (issue 19): the pre-authorized code grant, open to wallets without a
+ * client registration (OpenID4VCI 1.0 §12.3 `pre-authorized_grant_anonymous_access_supported`), and
+ * `authorization_details` of type `openid_credential` (RFC 9396 §10).
+ */
+function oid4vciMetadata(doc: Record<string, unknown>): Record<string, unknown> {
+  return {
+    grant_types_supported: [...(doc.grant_types_supported as string[]), PRE_AUTHORIZED_CODE_GRANT],
+    'pre-authorized_grant_anonymous_access_supported': true,
+    authorization_details_types_supported: ['openid_credential'],
+  };
+}
 
 /**
  * Discovery (000 §4.4): the same document at both well-known paths, every member the spec lists with its values,
@@ -52,6 +66,7 @@ export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): R
     request_uri_parameter_supported: false,
   };
   if (ctx.dpop.enabled) doc.dpop_signing_alg_values_supported = [...ctx.dpop.algs];
+  if (ctx.credentialIssuerFor(tenantId) !== undefined) Object.assign(doc, oid4vciMetadata(doc));
   return doc;
 }
 

@@ -14,6 +14,8 @@ import { getUserinfo } from '../../commands/get-userinfo.js';
 import { oauthError, isOAuthErrorCode } from '../../domain/oauth-error.js';
 import { formParams, NO_STORE } from '../form.js';
 import { presentedAccessToken } from '../access-token.js';
+import { exchangePreAuthorizedCode } from '../../commands/exchange-pre-authorized-code.js';
+import { PRE_AUTHORIZED_CODE_GRANT, presentsClientCredentials } from '../../oid4vci/pre-authorized-client.js';
 
 /** The request headers @openid4vc/oauth2 reads when it parses a token request. */
 const LIBRARY_HEADERS = ['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
@@ -38,6 +40,12 @@ function parseGrant(ctx: TokenServiceContext, tenantId: string, request: Fastify
       return { grantType: 'authorization_code' as const, code: parsed.grant.code };
     if (parsed.grant.grantType === 'refresh_token')
       return { grantType: 'refresh_token' as const, refreshToken: parsed.grant.refreshToken };
+    if (parsed.grant.grantType === PRE_AUTHORIZED_CODE_GRANT)
+      return {
+        grantType: 'pre-authorized_code' as const,
+        preAuthorizedCode: parsed.grant.preAuthorizedCode,
+        txCode: parsed.grant.txCode,
+      };
   } catch (error) {
     if (error instanceof Oauth2ServerErrorResponseError) {
       const code = error.errorResponse.error;
@@ -58,6 +66,7 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
   const introspect = introspectToken(ctx);
   const revoke = revokeToken(ctx);
   const userinfo = getUserinfo(ctx);
+  const preAuthorized = exchangePreAuthorizedCode(ctx);
   const run = ctx.platform.commands;
   // Limited per address and per authenticated client by the guard below, never per claimed client id alone.
   const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: false as const };
@@ -105,6 +114,25 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
     const form = formParams(request);
     const grant = parseGrant(ctx, request.state.tenantId!, request, form);
     const dpopProof = ctx.dpop.enabled ? request.headers.dpop : undefined;
+    if (grant.grantType === 'pre-authorized_code') {
+      // OpenID4VCI 1.0 §6.1: anonymous access (pre-authorized_grant_anonymous_access_supported). A client that
+      // authenticates, or names a registered client, is authenticated as at the other grants; any other
+      // client_id only names the wallet and is not trusted.
+      const known =
+        presentsClientCredentials(request, form) ||
+        (form.client_id !== undefined && ctx.clients.find(request.state.tenantId!, form.client_id) !== undefined);
+      const { client, cmd } = known
+        ? await authenticated(request, form, true)
+        : { client: null, cmd: commandContext(request) };
+      const { response } = await run.execute(preAuthorized, cmd, {
+        client,
+        preAuthorizedCode: grant.preAuthorizedCode,
+        txCode: grant.txCode,
+        authorizationDetails: form.authorization_details,
+        dpopProof,
+      });
+      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
+    }
     // RFC 9449 §5: a public client's refresh token is bound to its DPoP key, which the refresh proof demonstrates.
     const allowPublic =
       grant.grantType === 'authorization_code' || (grant.grantType === 'refresh_token' && dpopProof !== undefined);
