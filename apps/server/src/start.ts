@@ -6,6 +6,7 @@ import {
   createRoleApp,
   registerAuditRoutes,
   registerWebhookRoutes,
+  registerTenantExportRoutes,
   outboundService,
   type Platform,
   type RoleApp,
@@ -17,6 +18,7 @@ import { ROLES } from './roles/index.js';
 import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
 import { assertPublicUrlsSecure } from './public-urls.js';
+import { registerTenantExporters } from './tenant-exporters.js';
 import {
   applyDevelopmentProfile,
   DEMO_RP,
@@ -58,6 +60,9 @@ async function startManagementListener(platform: Platform, config: ServerConfig,
   registerAuditRoutes(app, platform);
   // Webhook destinations and delivery status (001 §4.5 "webhook delivery status"), beside the audit API.
   registerWebhookRoutes(app, platform);
+  // Tenant export and import (001 §4.5), beside the audit API: every context's exporter is registered here.
+  registerTenantExporters(platform, config);
+  registerTenantExportRoutes(app, platform);
   const url = await app.listen({
     host: config.server.managementHost,
     port: ephemeral ? 0 : config.server.ports.management,

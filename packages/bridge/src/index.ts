@@ -57,3 +57,4 @@ export { IdvConfigSchema, type IdvConfig } from './idv/config.js';
 export { IDV_CALLBACK_PATH } from './idv/idv-services.js';
 export { IDV_FAILURES, type IdvFailureReason } from './idv/domain/failure-reasons.js';
 export type { ReconciliationStatus } from './idv/domain/reconciliation-state.js';
+export { verifierQueriesExporter } from './export/verifier-queries-exporter.js';

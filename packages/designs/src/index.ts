@@ -7,3 +7,4 @@ export { DesignsConfigSchema, type DesignsConfig } from './config.js';
 export { registerDesignsRoutes, createDesignsServices, type DesignsDeps } from './register.js';
 export { designsMigrations } from './storage/migrations.js';
 export type { DesignRecord, RenderVariant } from './domain/records.js';
+export { credentialDesignsExporter } from './export/designs-exporter.js';

@@ -13,3 +13,4 @@ export {
   type CredentialGrants,
   type CredentialGrantsOptions,
 } from './oid4vci/credential-grants.js';
+export { tokenServiceClientsExporter } from './export/clients-exporter.js';
