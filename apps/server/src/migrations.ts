@@ -7,6 +7,7 @@ import { designsMigrations } from '@tessera/designs';
 import { partiesMigrations } from '@tessera/parties';
 import { signingMigrations } from '@tessera/signing';
 import { issuanceMigrations } from '@tessera/issuance';
+import { oid4vciMigrations } from '@tessera/oid4vci-issuer';
 
 /** Every migration of the system, in order: the platform's, then each context's. */
 export const allMigrations: Migration[] = [
@@ -19,4 +20,5 @@ export const allMigrations: Migration[] = [
   ...partiesMigrations,
   ...signingMigrations,
   ...issuanceMigrations,
+  ...oid4vciMigrations,
 ];

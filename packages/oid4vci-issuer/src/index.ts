@@ -10,3 +10,8 @@ export {
   type Oid4vciConfig,
   type CredentialConfiguration,
 } from './config.js';
+export { registerOid4vciRoutes } from './register.js';
+export type { Oid4vciDeps, AuthorizationServerPort } from './services.js';
+export type { CredentialGrantsPort, IssuanceSessionsPort, StatusEntriesPort, DesignDisplayPort } from './ports.js';
+export { oid4vciMigrations } from './storage/migrations.js';
+export { issuerKeyAlias } from './credentials/issuer-keys.js';

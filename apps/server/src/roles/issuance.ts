@@ -1,7 +1,13 @@
-import { registerIssuanceRoutes } from '@tessera/issuance';
+import { createIssuanceSessions, registerIssuanceRoutes } from '@tessera/issuance';
+import { registerOid4vciRoutes } from '@tessera/oid4vci-issuer';
+import { createStatusEntryAllocator } from '@tessera/status-lists';
+import { createCredentialGrants, signingKeyAlias } from '@tessera/token-service';
 import type { RoleDefinition } from './role.js';
 
-/** The issuance pipeline backend (001 §2.2, §4.2). Port 8096. Errors in the `{code, message}` envelope of 001 §7. */
+/**
+ * The issuance pipeline backend (001 §2.2, §4.2) and, beside it, the OpenID4VCI issuer (issue 19: wallet-facing
+ * endpoints in the oauth envelope, offers). Port 8096. Pipeline errors in the `{code, message}` envelope of 001 §7.
+ */
 export const issuanceRole: RoleDefinition = {
   name: 'issuance',
   serviceName: 'tessera-issuer',
@@ -10,7 +16,22 @@ export const issuanceRole: RoleDefinition = {
       name: 'issuance',
       port: config.server.ports.issuance,
       app: { title: 'Tessera issuance', family: 'design' },
-      register: (app, platform) => registerIssuanceRoutes(app, platform, { config: config.issuance }),
+      register: async (app, platform) => {
+        await registerIssuanceRoutes(app, platform, { config: config.issuance });
+        const tokenService = config.tokenService;
+        await registerOid4vciRoutes(app, platform, {
+          config: config.oid4vci,
+          grants: createCredentialGrants(platform, { config: tokenService.oid4vci }),
+          sessions: createIssuanceSessions(platform, config.issuance),
+          statusEntries: createStatusEntryAllocator(platform, config.statusLists),
+          // Contract B: the token service of the tenant mints the access tokens; its keys are read from the key
+          // manager every replica shares (no fetch of its JWKS).
+          authorizationServer: {
+            issuerFor: (tenantId) => (tokenService.tenantIssuers[tenantId] ?? tokenService.issuer).replace(/\/$/, ''),
+            jwks: (tenantId) => platform.keys.publishedJwks(signingKeyAlias(tenantId)),
+          },
+        });
+      },
     },
   ],
 };

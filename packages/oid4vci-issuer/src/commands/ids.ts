@@ -1,0 +1,10 @@
+/** Command ids = policy actions (001 §5 names oid4vci.issuer.createoffer; the wallet-facing ones are ours). */
+export const CREATE_OFFER = 'oid4vci.issuer.createoffer';
+export const GET_OFFER_STATUS = 'oid4vci.issuer.get-offer-status';
+export const READ_OFFER = 'oid4vci.issuer.read-offer';
+export const READ_METADATA = 'oid4vci.issuer.read-metadata';
+export const READ_JWT_VC_ISSUER = 'oid4vci.issuer.read-jwt-vc-issuer';
+export const CREATE_NONCE = 'oid4vci.issuer.create-nonce';
+export const REQUEST_CREDENTIAL = 'oid4vci.issuer.request-credential';
+export const REQUEST_DEFERRED_CREDENTIAL = 'oid4vci.issuer.request-deferred-credential';
+export const RECORD_NOTIFICATION = 'oid4vci.issuer.record-notification';

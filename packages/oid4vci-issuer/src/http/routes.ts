@@ -1,0 +1,96 @@
+import { commandContext, strictBody, type FastifyRequest, type RoleApp } from '@tessera/platform';
+import { createNonce } from '../commands/create-nonce.js';
+import { createOffer } from '../commands/create-offer.js';
+import { readMetadata } from '../commands/read-metadata.js';
+import { readOffer } from '../commands/read-offer.js';
+import { offerInvalid } from '../domain/errors.js';
+import { flattenAttributes, PRE_AUTHORIZED_GRANT } from '../domain/offer.js';
+import { boundPrefixes, endpointAt, ROUTES } from '../domain/tenant-endpoint.js';
+import type { Oid4vciServices } from '../services.js';
+import { qrCodeDataUri } from './qr-code.js';
+import { OfferParams, WebappOfferBody } from './schemas.js';
+
+const NO_STORE = { 'cache-control': 'no-store' };
+/** Wallet-facing routes: no platform bearer check (the credential endpoints verify their own tokens), oauth errors. */
+export const WALLET = { auth: 'none' as const, family: 'oauth' as const };
+
+/**
+ * The wallet-facing endpoints of each bound credential issuer (001 §4.2; OpenID4VCI 1.0), under the path of its
+ * identifier; the tenant comes from the platform's resolution (Host mapping or default) and must be the one bound
+ * at that path.
+ */
+export function registerWalletRoutes(app: RoleApp, s: Oid4vciServices): void {
+  const bus = s.platform.commands;
+  const c = { metadata: readMetadata(s), nonce: createNonce(s), offer: readOffer(s) };
+  const tags = ['openid4vci'];
+  const prefixes = new Set(['', ...boundPrefixes(s.config)]);
+  for (const prefix of prefixes) {
+    const at = (request: FastifyRequest) => endpointAt(s.config, commandContext(request).tenantId, prefix);
+
+    // §12.2.2: the well-known suffix goes between host and path.
+    app.get(`${ROUTES.metadata}${prefix}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      const endpoint = at(request);
+      return reply
+        .header('cache-control', 'public, max-age=60')
+        .send(await bus.execute(c.metadata, commandContext(request), { endpoint }));
+    });
+
+    app.post(`${prefix}${ROUTES.nonce}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      at(request);
+      return reply.headers(NO_STORE).send(await bus.execute(c.nonce, commandContext(request), {}));
+    });
+
+    app.get(
+      `${prefix}${ROUTES.offers}/:offerId`,
+      { config: WALLET, schema: { tags, params: OfferParams } },
+      async (request, reply) => {
+        at(request);
+        return reply.headers(NO_STORE).send(await bus.execute(c.offer, commandContext(request), request.params));
+      },
+    );
+  }
+}
+
+/**
+ * POST /oid4vci/webapp/credential-offers (001 §4.3, body and answer §2.3): a bearer-authenticated web application
+ * (a tenant administrator, or a client granted `oid4vci.issuer.createoffer`) asks for an offer link.
+ */
+export function registerWebappOfferRoute(app: RoleApp, s: Oid4vciServices): void {
+  const bus = s.platform.commands;
+  const create = createOffer(s);
+  app.post(
+    ROUTES.webappOffers,
+    {
+      config: { family: 'oauth' },
+      preValidation: strictBody(WebappOfferBody),
+      schema: { tags: ['openid4vci'], body: WebappOfferBody },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const preAuthorized = body.grants?.[PRE_AUTHORIZED_GRANT];
+      const authorizationCode = body.grants?.authorization_code !== undefined;
+      if (body.scheme !== undefined && body.baseUri !== undefined)
+        throw offerInvalid('Give baseUri or scheme, not both.', 'scheme');
+      const result = await bus.execute(create, commandContext(request), {
+        credentialConfigurationIds: body.credential_configuration_ids,
+        initialAttributes: flattenAttributes(body.credentialDataSupplierInput ?? {}),
+        initialConnectorFields: {},
+        // Without grants the pre-authorized code flow is offered (the web application hands the link over).
+        preAuthorized:
+          preAuthorized !== undefined || !authorizationCode ? { code: preAuthorized?.['pre-authorized_code'] } : null,
+        pinLength: body.pinLength,
+        authorizationCode,
+        clientId: body.client_id,
+        credentialIssuer: body.credential_issuer,
+        baseUri: body.baseUri ?? (body.scheme === undefined ? undefined : `${body.scheme}://`),
+      });
+      const qrCode = body.qrCodeOpts ? await qrCodeDataUri(result.uri, body.qrCodeOpts) : undefined;
+      return reply.headers(NO_STORE).send({
+        txCode: result.txCode,
+        uri: result.uri,
+        ...(result.userPin === undefined ? {} : { userPin: result.userPin }),
+        ...(qrCode === undefined ? {} : { qrCodeDataUri: qrCode }),
+      });
+    },
+  );
+}

@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { JWK } from 'jose';
+import { Openid4vciIssuer } from '@openid4vc/openid4vci';
+import { SqlDpopReplayStore } from '@tessera/pkce-dpop';
+import type { Clock, Platform } from '@tessera/platform';
+import type { Oid4vciConfig } from './config.js';
+import type { CredentialGrantsPort, DesignDisplayPort, IssuanceSessionsPort, StatusEntriesPort } from './ports.js';
+import { IssuerKeys } from './credentials/issuer-keys.js';
+
+/** The token service whose access tokens the credential endpoint accepts (contract B): its issuer and key set. */
+export interface AuthorizationServerPort {
+  issuerFor(tenantId: string): string;
+  /** The public keys of the tenant's token signing key (active and still published). */
+  jwks(tenantId: string): Promise<JWK[]>;
+}
+
+export interface Oid4vciDeps {
+  config: Oid4vciConfig;
+  grants: CredentialGrantsPort;
+  sessions: IssuanceSessionsPort;
+  statusEntries: StatusEntriesPort;
+  authorizationServer: AuthorizationServerPort;
+  designs?: DesignDisplayPort | undefined;
+}
+
+export interface Oid4vciServices extends Oid4vciDeps {
+  platform: Platform;
+  clock: Clock;
+  /** The @openid4vc/openid4vci issuer building blocks, crypto through callbacks. */
+  library: Openid4vciIssuer;
+  issuerKeys: IssuerKeys;
+  dpopReplay: SqlDpopReplayStore;
+}
+
+const hash = (data: Uint8Array, alg: string) =>
+  createHash(alg === 'sha-384' ? 'sha384' : alg === 'sha-512' ? 'sha512' : 'sha256')
+    .update(data)
+    .digest();
+
+export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oid4vciServices {
+  const library = new Openid4vciIssuer({
+    callbacks: {
+      hash,
+      generateRandom: (n: number) => randomBytes(n),
+      // The library signs nothing here (credentials are signed through the key manager) and verifies proofs with
+      // the callback each call hands it.
+      signJwt: () => Promise.reject(new Error('not used')),
+      verifyJwt: () => Promise.reject(new Error('not used')),
+      fetch,
+      clientAuthentication: () => undefined,
+    } as never,
+  });
+  const executor = {
+    query: (text: string, params: unknown[]) => platform.db.withPlatform((sql) => sql.query(text, params)),
+  };
+  return {
+    ...deps,
+    platform,
+    clock: platform.clock,
+    library,
+    issuerKeys: new IssuerKeys(platform.keys),
+    dpopReplay: new SqlDpopReplayStore(executor, { table: 'oid4vci_dpop_replay', now: () => platform.clock.now() }),
+  };
+}

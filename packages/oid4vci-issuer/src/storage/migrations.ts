@@ -1,0 +1,6 @@
+import { sqlMigration, type Migration } from '@tessera/platform';
+
+/** The OpenID4VCI issuer's schema, applied after the platform's. */
+export const oid4vciMigrations: Migration[] = [
+  sqlMigration('oid4vci/0001_oid4vci', new URL('./migrations/0001_oid4vci.sql', import.meta.url)),
+];
