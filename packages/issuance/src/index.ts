@@ -15,6 +15,7 @@ export {
   createIssuanceSessions,
   issuanceSessionsOn,
   type IssuanceSessions,
+  type IssuanceSessionsPort,
   type SessionView,
 } from './port/issuance-sessions.js';
 export type { InitSessionInput } from './commands/init-session.js';

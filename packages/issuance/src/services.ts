@@ -3,6 +3,7 @@ import type { IssuanceConfig } from './config.js';
 import { BagSealer } from './crypto/bag-sealer.js';
 import { narrowPolicy } from './http/narrow-policy.js';
 import { GET_SESSION_ATTRIBUTES } from './commands/ids.js';
+import { PipelineMetrics } from './metrics.js';
 
 /** What the pipeline's commands share. */
 export interface IssuanceServices {
@@ -15,6 +16,8 @@ export interface IssuanceServices {
    * audit roles only (001 §5), which the platform's role policy cannot say without a change to its configuration.
    */
   bus: CommandBus;
+  /** Pipeline metrics on the platform's registry (001 §4.5). */
+  metrics: PipelineMetrics;
 }
 
 export function createIssuanceServices(platform: Platform, config: IssuanceConfig): IssuanceServices {
@@ -25,5 +28,12 @@ export function createIssuanceServices(platform: Platform, config: IssuanceConfi
     metrics: platform.metrics,
     redactCommands: platform.config.audit.redactCommands,
   });
-  return { platform, config, clock: platform.clock, sealer: new BagSealer(platform.keys), bus };
+  return {
+    platform,
+    config,
+    clock: platform.clock,
+    sealer: new BagSealer(platform.keys),
+    bus,
+    metrics: new PipelineMetrics(platform),
+  };
 }

@@ -3,6 +3,7 @@ import type { CallbackClaims } from '../crypto/callback-token.js';
 import { flattenGroups, type ContributionGroup } from '../domain/contribution.js';
 import { DEFERRED_PHASE } from '../domain/phases.js';
 import type { IssuanceServices } from '../services.js';
+import { invocationStore } from '../storage/invocation-store.js';
 import { spentTokenStore } from '../storage/spent-token-store.js';
 import { runContribution, type ContributeOutput } from './contribute-attributes.js';
 import { CONTRIBUTE_VIA_CALLBACK } from './ids.js';
@@ -46,6 +47,8 @@ export const contributeViaCallback = (s: IssuanceServices) =>
       return runContribution(s, ctx.tenantId, input.correlationId, contribution, async (sql, now) => {
         if (!(await spentTokenStore.spend(sql, claims.jti, claims.correlationId, now, new Date(claims.exp * 1000))))
           throw invalidCallbackToken('The callback token has been used already.');
+        // The invocation that answered 202 has now contributed (its delivery status, 001 §4.5).
+        await invocationStore.callbackArrived(sql, claims.correlationId, claims.contributorId, now);
       });
     },
   });

@@ -20,3 +20,7 @@ export const MARK_DEFERRED = 'issuance.pipeline.mark-deferred';
 export const MARK_ISSUED = 'issuance.pipeline.mark-issued';
 export const RECORD_NOTIFICATION = 'issuance.pipeline.record-notification';
 export const GET_SESSION = 'issuance.pipeline.get-session';
+/** The outcome of one connector invocation applied to its session (connectors/connector-runner.ts). */
+export const RECORD_INVOCATION_OUTCOME = 'issuance.pipeline.record-invocation-outcome';
+/** GET /sessions/{correlationId}/invocations: the delivery status of the session's connector invocations. */
+export const LIST_INVOCATIONS = 'issuance.pipeline.list-invocations';

@@ -16,8 +16,14 @@ export const markDeferred = (s: IssuanceServices) =>
       correlationId: input.correlationId,
       ...(output ? { status: output.status } : {}),
     }),
-    run: (ctx, input) =>
-      moveSession(s, ctx.tenantId, input.correlationId, (state) =>
-        state.status === 'DEFERRED' ? [] : [{ type: 'DEFERRED' }],
-      ),
+    async run(ctx, input) {
+      let moved = false;
+      const view = await moveSession(s, ctx.tenantId, input.correlationId, (state) => {
+        moved = state.status !== 'DEFERRED';
+        return moved ? [{ type: 'DEFERRED' }] : [];
+      });
+      // The deferral rate's numerator (metrics.ts): each session counted once, when it moves.
+      if (moved) s.metrics.deferrals.inc();
+      return view;
+    },
   });

@@ -1,11 +1,11 @@
-import { defineCommand } from '@tessera/platform';
+import { defineCommand, type Sql } from '@tessera/platform';
 import { allComplete, evaluateCompleteness, requiredPaths } from '../domain/completeness.js';
 import { conflict, invalidField, sessionNotFound } from '../domain/errors.js';
 import { contributorRequirement } from '../domain/pipeline.js';
-import { transition } from '../domain/session-machine.js';
+import { transition, type SessionState } from '../domain/session-machine.js';
 import type { IssuanceServices } from '../services.js';
 import { bagStore } from '../storage/bag-store.js';
-import { sessionStore } from '../storage/session-store.js';
+import { sessionStore, type SessionRow } from '../storage/session-store.js';
 import { RECORD_CONTRIBUTOR_FAILURE } from './ids.js';
 import { sessionSummary, type SessionSummary } from './session-view.js';
 
@@ -39,22 +39,35 @@ export const recordContributorFailure = (s: IssuanceServices) =>
         const requirement = contributorRequirement(session.pipeline, input.contributor_id);
         if (requirement === 'unbound')
           throw invalidField('contributor_id', 'The session pipeline binds no such contributor.');
-        const complete = allComplete(
-          evaluateCompleteness(
-            session.pipeline,
-            await bagStore.paths(sql, session.id, requiredPaths(session.pipeline)),
-          ),
-        );
-        const moved = transition(session.pipeline, session.state, {
-          type: 'CONTRIBUTOR_FAILED',
-          contributorId: input.contributor_id,
-          required: requirement === 'required',
-          complete,
-        });
-        if (!moved.ok) throw conflict(moved.reason);
-        const failed = moved.state.status === 'FAILED';
-        await sessionStore.saveState(sql, session.id, moved.state, now, failed ? input.reason : undefined);
-        return { ...sessionSummary(session, moved.state), contributor_required: requirement === 'required' };
+        const state = await applyContributorFailure(sql, session, input.contributor_id, input.reason, now);
+        return { ...sessionSummary(session, state), contributor_required: requirement === 'required' };
       });
     },
   });
+
+/**
+ * Moves a locked session through a bound contributor's failure (001 §3) and saves it, in the caller's unit of
+ * work; shared with the connector invocations (a connector that cannot be reached fails like a reported failure).
+ * A refused move is 409 and writes nothing.
+ */
+export async function applyContributorFailure(
+  sql: Sql,
+  session: SessionRow,
+  contributorId: string,
+  reason: string,
+  now: Date,
+): Promise<SessionState> {
+  const complete = allComplete(
+    evaluateCompleteness(session.pipeline, await bagStore.paths(sql, session.id, requiredPaths(session.pipeline))),
+  );
+  const moved = transition(session.pipeline, session.state, {
+    type: 'CONTRIBUTOR_FAILED',
+    contributorId,
+    required: contributorRequirement(session.pipeline, contributorId) === 'required',
+    complete,
+  });
+  if (!moved.ok) throw conflict(moved.reason);
+  const failed = moved.state.status === 'FAILED';
+  await sessionStore.saveState(sql, session.id, moved.state, now, failed ? reason : undefined);
+  return moved.state;
+}

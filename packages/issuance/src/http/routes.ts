@@ -6,6 +6,7 @@ import { evaluateSessionCompleteness } from '../commands/evaluate-completeness.j
 import { getPipeline } from '../commands/get-pipeline.js';
 import { getSessionAttributes } from '../commands/get-session-attributes.js';
 import { initSession, type InitSessionInput } from '../commands/init-session.js';
+import { listInvocations } from '../commands/list-invocations.js';
 import { listPipelines } from '../commands/list-pipelines.js';
 import { recordContributorFailure } from '../commands/record-contributor-failure.js';
 import { updatePipeline } from '../commands/update-pipeline.js';
@@ -49,6 +50,7 @@ export function registerPipelineRoutes(app: RoleApp, s: IssuanceServices): void 
     completeness: evaluateSessionCompleteness(s),
     approve: approveSession(s),
     fail: recordContributorFailure(s),
+    invocations: listInvocations(s),
   };
   const body = (schema: typeof PipelineConfigurationBody | typeof ContributionBody | typeof InitSessionBody) => ({
     bodyLimit: PIPELINE_BODY_LIMIT_BYTES,
@@ -160,6 +162,16 @@ export function registerPipelineRoutes(app: RoleApp, s: IssuanceServices): void 
         await bus.execute(c.fail, commandContext(request), {
           correlationId: (request.params as Params).correlationId,
           ...(request.body as { contributor_id: string; reason: string }),
+        }),
+      ),
+  );
+  app.get(
+    `${SESSION}/invocations`,
+    { schema: { tags, operationId: c.invocations.id, params: SessionParams } },
+    async (request, reply) =>
+      reply.headers(NO_STORE).send(
+        await bus.execute(c.invocations, commandContext(request), {
+          correlationId: (request.params as Params).correlationId,
         }),
       ),
   );

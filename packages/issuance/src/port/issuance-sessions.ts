@@ -11,6 +11,7 @@ import type { SessionSummary } from '../commands/session-view.js';
 import type { IssuanceConfig } from '../config.js';
 import type { Phase } from '../domain/phases.js';
 import type { InvocationBinding } from '../domain/pipeline.js';
+import { ConnectorRunner } from '../connectors/connector-runner.js';
 import { createIssuanceServices, type IssuanceServices } from '../services.js';
 
 /** The state of a session as the port answers it: the pipeline endpoints' view (status, phase, completed_phases…). */
@@ -47,7 +48,12 @@ export interface IssuanceSessions {
  */
 export interface AwaitedInvocations {
   invoke(tenantId: string, session: SessionView, awaiting: InvocationBinding[]): Promise<void>;
+  /** Resolves when every invocation started so far has been applied. */
+  settled(): Promise<void>;
 }
+
+/** The port as built here: the contract, and a wait for connector work still running (tests, shutdown). */
+export type IssuanceSessionsPort = IssuanceSessions & { settled(): Promise<void> };
 
 /** The caller of the port is the issuer in this process, which has authenticated the wallet itself. */
 const portPrincipal = (tenantId: string): Principal => ({
@@ -60,12 +66,15 @@ const portPrincipal = (tenantId: string): Principal => ({
   issuer: null,
 });
 
-export function createIssuanceSessions(platform: Platform, config: IssuanceConfig): IssuanceSessions {
+export function createIssuanceSessions(platform: Platform, config: IssuanceConfig): IssuanceSessionsPort {
   return issuanceSessionsOn(createIssuanceServices(platform, config));
 }
 
 /** The port on given services (the role shares its services and connector runner with the HTTP routes). */
-export function issuanceSessionsOn(s: IssuanceServices, invocations?: AwaitedInvocations): IssuanceSessions {
+export function issuanceSessionsOn(
+  s: IssuanceServices,
+  invocations: AwaitedInvocations = new ConnectorRunner(s),
+): IssuanceSessionsPort {
   const commands = {
     init: initSession(s),
     advance: advanceSession(s),
@@ -84,10 +93,16 @@ export function issuanceSessionsOn(s: IssuanceServices, invocations?: AwaitedInv
     log: s.platform.logger,
   });
   const advance = async (tenantId: string, correlationId: string, phase: Phase): Promise<SessionView> => {
-    const first = await s.bus.execute(commands.advance, context(tenantId, correlationId), { correlationId, phase });
-    if (!invocations || first.awaiting.length === 0) return first.session;
-    await invocations.invoke(tenantId, first.session, first.awaiting);
-    return (await get(tenantId, correlationId)) ?? first.session;
+    const started = performance.now();
+    s.metrics.advances.inc({ phase });
+    try {
+      const first = await s.bus.execute(commands.advance, context(tenantId, correlationId), { correlationId, phase });
+      if (first.awaiting.length === 0) return first.session;
+      await invocations.invoke(tenantId, first.session, first.awaiting);
+      return (await get(tenantId, correlationId)) ?? first.session;
+    } finally {
+      s.metrics.phaseDuration.observe({ phase }, (performance.now() - started) / 1000);
+    }
   };
   const get = (tenantId: string, correlationId: string) =>
     s.bus.execute(commands.get, context(tenantId, correlationId), { correlationId });
@@ -111,5 +126,6 @@ export function issuanceSessionsOn(s: IssuanceServices, invocations?: AwaitedInv
       await advance(tenantId, correlationId, 'OID4VCI_NOTIFICATION_RECEIPT');
     },
     get,
+    settled: () => invocations.settled(),
   };
 }

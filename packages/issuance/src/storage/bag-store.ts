@@ -147,4 +147,18 @@ export const bagStore = {
       contributedAt: toDate(r.contributed_at),
     }));
   },
+
+  /** The stored connector fields among `names` (sealed per the session's mode), for a connector's inputs. */
+  async connectorFields(
+    sql: Sql,
+    sessionId: string,
+    names: readonly string[],
+  ): Promise<{ id: string; name: string; value: string }[]> {
+    if (names.length === 0) return [];
+    const result = await sql.query<{ id: string; name: string; value: string }>(
+      `SELECT id, name, value FROM issuance_session_connector_fields WHERE session_id = $1 AND name = ANY($2::text[])`,
+      [sessionId, [...names]],
+    );
+    return result.rows;
+  },
 };

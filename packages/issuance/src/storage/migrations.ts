@@ -7,4 +7,8 @@ export const issuanceMigrations: Migration[] = [
     'issuance/0002_spent_callback_tokens',
     new URL('./migrations/0002_spent_callback_tokens.sql', import.meta.url),
   ),
+  sqlMigration(
+    'issuance/0003_connector_invocations',
+    new URL('./migrations/0003_connector_invocations.sql', import.meta.url),
+  ),
 ];

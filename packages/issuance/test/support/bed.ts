@@ -24,6 +24,19 @@ export const TEST_CONFIG: IssuanceConfig = {
   sessionTtl: { defaultSeconds: 3600, minSeconds: 60, maxSeconds: 604_800 },
   attributeReaderRoles: ['issuance-support', 'issuance-auditor'],
   callbackTokenTtlSeconds: 900,
+  connectors: [],
+  connectorCalls: {
+    syncWaitWindowMs: 2000,
+    attempts: 3,
+    retryBaseMs: 200,
+    retryCapMs: 2000,
+    breakerFailureThreshold: 5,
+    breakerCooldownMs: 30_000,
+    responseLimitBytes: 262_144,
+    allowPrivateOrigins: [],
+    allowHttp: false,
+    callbackBaseUrl: 'http://127.0.0.1:8096',
+  },
 };
 
 export interface CallResult {
@@ -66,6 +79,7 @@ async function startReplica(
   issuer: TestIssuer,
   masterKey: string,
   tokens: () => IssuanceBed['tokens'],
+  config: IssuanceConfig,
   databaseUrl?: string,
 ): Promise<Replica> {
   const t = await createTestPlatform(kind, {
@@ -84,7 +98,7 @@ async function startReplica(
   await t.platform.tenants.ensure({ id: 'alpha', displayName: 'Alpha' });
   await t.platform.tenants.ensure({ id: 'beta', displayName: 'Beta' });
   const app = await createRoleApp(t.platform, { role: 'issuance', title: 'Tessera issuance', family: 'design' });
-  await registerIssuanceApi(app, createIssuanceServices(t.platform, TEST_CONFIG));
+  await registerIssuanceApi(app, createIssuanceServices(t.platform, config));
   await app.ready();
   const call: Call = async (method, path, options = {}) => {
     const token = options.token === undefined ? tokens().adminA : options.token;
@@ -112,11 +126,15 @@ async function startReplica(
   };
 }
 
-export async function startIssuanceBed(kind: TestDatabaseKind): Promise<IssuanceBed> {
+/** `config`: the issuance configuration of every replica (connector tests register their connectors there). */
+export async function startIssuanceBed(
+  kind: TestDatabaseKind,
+  config: IssuanceConfig = TEST_CONFIG,
+): Promise<IssuanceBed> {
   const issuer = await startTestIssuer();
   const masterKey = randomBytes(32).toString('base64');
   const held: { tokens?: IssuanceBed['tokens'] } = {};
-  const main = await startReplica(kind, issuer, masterKey, () => held.tokens!);
+  const main = await startReplica(kind, issuer, masterKey, () => held.tokens!, config);
   const token = (sub: string, tenant: string, roles: string[]) =>
     issuer.sign({ sub, tenant_id: tenant, roles }, { expiresInSeconds: 3600 });
   const tokens = {
@@ -138,7 +156,7 @@ export async function startIssuanceBed(kind: TestDatabaseKind): Promise<Issuance
         async (sql) => (await sql.query(text, params)).rows as Record<string, unknown>[],
       ),
     async replica() {
-      const r = await startReplica(kind, issuer, masterKey, () => held.tokens!, main.t.databaseUrl);
+      const r = await startReplica(kind, issuer, masterKey, () => held.tokens!, config, main.t.databaseUrl);
       replicas.push(r);
       return r;
     },

@@ -2,6 +2,24 @@ import type { Sql } from '../../db/database.js';
 import type { CircuitState } from '../domain/delivery.js';
 
 /**
+ * Where the breaker's state lives. `table`: another context's table with the same breaker columns (`tenant_id`,
+ * `id`, `circuit_state`, `consecutive_failures`, `opened_at`, `probe_until`), e.g. the issuance pipeline's
+ * connector circuits; default the webhook destinations. `only`: one destination (a synchronous caller probing the
+ * circuit it is about to use) rather than every due one.
+ */
+export interface BreakerScope {
+  table?: string;
+  only?: { tenantId: string; id: string };
+}
+
+const tableOf = (scope: BreakerScope): string => {
+  const table = scope.table ?? 'webhook_destinations';
+  // An identifier, never input: checked so that no caller can turn it into SQL.
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(table)) throw new Error(`not a breaker table name: ${table}`);
+  return table;
+};
+
+/**
  * The circuit breaker per destination (001 §6), its state in the destination row so that every replica agrees.
  * Closed → open after `threshold` consecutive failures; open holds the destination's deliveries; after the
  * cool-down one replica moves it to half-open and takes the one probe slot (the row lock of this UPDATE makes
@@ -14,28 +32,40 @@ export async function takeProbeSlots(
   now: Date,
   cooldownMs: number,
   leaseMs: number,
+  scope: BreakerScope = {},
 ): Promise<{ tenant_id: string; id: string }[]> {
+  const only = scope.only ? ' AND tenant_id = $4 AND id = $5' : '';
   const { rows } = await sql.query<{ tenant_id: string; id: string }>(
-    `UPDATE webhook_destinations SET circuit_state = 'half_open', probe_until = $1::timestamptz + $3 * interval '1 millisecond'
-      WHERE (circuit_state = 'open' AND opened_at <= $1::timestamptz - $2 * interval '1 millisecond')
-         OR (circuit_state = 'half_open' AND probe_until < $1::timestamptz)
+    `UPDATE ${tableOf(scope)} SET circuit_state = 'half_open', probe_until = $1::timestamptz + $3 * interval '1 millisecond'
+      WHERE ((circuit_state = 'open' AND opened_at <= $1::timestamptz - $2 * interval '1 millisecond')
+         OR (circuit_state = 'half_open' AND probe_until < $1::timestamptz))${only}
       RETURNING tenant_id, id`,
-    [now, cooldownMs, leaseMs],
+    scope.only ? [now, cooldownMs, leaseMs, scope.only.tenantId, scope.only.id] : [now, cooldownMs, leaseMs],
   );
   return rows;
 }
 
 /** A probe that found nothing to send gives its slot back, so the next round may probe again. */
-export async function releaseProbeSlot(sql: Sql, tenantId: string, id: string): Promise<void> {
+export async function releaseProbeSlot(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  scope: BreakerScope = {},
+): Promise<void> {
   await sql.query(
-    `UPDATE webhook_destinations SET probe_until = NULL WHERE tenant_id = $1 AND id = $2 AND circuit_state = 'half_open'`,
+    `UPDATE ${tableOf(scope)} SET probe_until = NULL WHERE tenant_id = $1 AND id = $2 AND circuit_state = 'half_open'`,
     [tenantId, id],
   );
 }
 
-export async function recordSuccess(sql: Sql, tenantId: string, id: string): Promise<CircuitState | null> {
+export async function recordSuccess(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  scope: BreakerScope = {},
+): Promise<CircuitState | null> {
   const { rows } = await sql.query<{ circuit_state: CircuitState }>(
-    `UPDATE webhook_destinations SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
+    `UPDATE ${tableOf(scope)} SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
       WHERE tenant_id = $1 AND id = $2 RETURNING circuit_state`,
     [tenantId, id],
   );
@@ -49,9 +79,10 @@ export async function recordFailure(
   id: string,
   now: Date,
   threshold: number,
+  scope: BreakerScope = {},
 ): Promise<CircuitState | null> {
   const { rows } = await sql.query<{ circuit_state: CircuitState }>(
-    `UPDATE webhook_destinations d SET
+    `UPDATE ${tableOf(scope)} d SET
         consecutive_failures = d.consecutive_failures + 1,
         circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + 1 >= $4 THEN 'open'
                              ELSE d.circuit_state END,

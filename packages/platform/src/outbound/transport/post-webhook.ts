@@ -6,7 +6,19 @@ import type { FailureKind } from '../domain/delivery.js';
 import { checkDestinationUrl, DestinationRefused, type UrlPolicy } from './destination-url.js';
 
 export type PostOutcome =
-  { ok: true; status: number } | { ok: false; kind: FailureKind; status: number | null; message: string };
+  | { ok: true; status: number; body?: string }
+  | { ok: false; kind: FailureKind; status: number | null; message: string };
+
+/**
+ * `readBody`: keep the response body of a 2xx (up to `maxBytes`, UTF-8), for a synchronous request whose answer
+ * matters (the issuance pipeline's connectors); a larger body fails as `network`. Absent: drained and dropped.
+ */
+export interface PostOptions extends UrlPolicy {
+  timeoutMs: number;
+  readBody?: { maxBytes: number };
+  /** The user agent (default `tessera-webhooks`). */
+  userAgent?: string;
+}
 
 /**
  * One signed POST to a destination, with the SSRF rules of net/safe-fetch.ts applied at delivery time too: the
@@ -18,7 +30,7 @@ export function postWebhook(
   target: string,
   headers: Readonly<Record<string, string>>,
   body: string,
-  options: UrlPolicy & { timeoutMs: number },
+  options: PostOptions,
 ): Promise<PostOutcome> {
   let checked: { url: URL; allowed: boolean };
   try {
@@ -57,7 +69,7 @@ export function postWebhook(
         ...headers,
         'content-type': 'application/json',
         'content-length': String(payload.length),
-        'user-agent': 'tessera-webhooks',
+        'user-agent': options.userAgent ?? 'tessera-webhooks',
       },
       lookup: lookup as never,
       agent: false,
@@ -76,13 +88,27 @@ export function postWebhook(
     );
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      res.resume();
+      const success = status >= 200 && status < 300;
+      const limit = success ? options.readBody?.maxBytes : undefined;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      if (limit === undefined) res.resume();
+      else
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limit) {
+            finish({ ok: false, kind: 'network', status, message: `the response exceeds ${limit} bytes` });
+            req.destroy();
+            return;
+          }
+          chunks.push(chunk);
+        });
       res.on('error', () => undefined);
       res.on('end', () =>
         // 2xx is success (Standard Webhooks); a redirect is not followed and counts as a failure.
         finish(
-          status >= 200 && status < 300
-            ? { ok: true, status }
+          success
+            ? { ok: true, status, ...(limit === undefined ? {} : { body: Buffer.concat(chunks).toString('utf8') }) }
             : { ok: false, kind: 'http_status', status, message: `answered ${status}` },
         ),
       );
