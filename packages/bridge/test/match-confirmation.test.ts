@@ -183,17 +183,14 @@ describe.each(DATABASE_KINDS)('match confirmation (%s)', (kind) => {
     );
 
     // Audit: identifiers only.
-    const { events } = await bed.t.platform.audit.query({ tenantId: 'demo', correlationId: 'portal-tx-mc' });
-    const mine = events.filter((e) => e.businessIds.sessionId === sessionId);
-    const types = mine.map((e) => e.type);
-    expect(types).toEqual(
-      expect.arrayContaining([
-        'match_confirmation_required',
-        'binding_created',
-        'match_confirmed',
-        'session_completed',
-      ]),
-    );
+    const types = ['match_confirmation_required', 'binding_created', 'match_confirmed', 'session_completed'];
+    const mine = (
+      await Promise.all(types.map((type) => bed.t.platform.audit.query({ tenantId: 'demo', type, limit: 500 })))
+    )
+      .flatMap((page) => page.events)
+      .filter((e) => e.businessIds.sessionId === sessionId);
+    expect(mine.map((e) => e.type).sort()).toEqual([...types].sort());
+    expect(mine.every((e) => e.correlationId === 'portal-tx-mc')).toBe(true);
     expect(mine.find((e) => e.type === 'match_confirmed')?.details).toEqual({
       identityId: byEppn,
       matchId: chosen.matchId,
