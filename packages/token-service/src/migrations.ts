@@ -14,4 +14,8 @@ export const tokenServiceMigrations: Migration[] = [
     'token-service/0004_credential_grants',
     new URL('./storage/migrations/0004_credential_grants.sql', import.meta.url),
   ),
+  sqlMigration(
+    'token-service/0005_refresh_successor',
+    new URL('./storage/migrations/0005_refresh_successor.sql', import.meta.url),
+  ),
 ];

@@ -58,10 +58,12 @@ export class CommandBus {
       eventId,
     });
     // The staged version is the event as known before the command's output: what a recovery chains.
-    const pending = () => {
+    const pending = (answers?: unknown) => {
       if (!autoAudit || !this.deps.audit.prepare) return null;
       eventId ??= randomUUID();
-      return this.deps.audit.prepare(event('success', undefined, undefined));
+      return this.deps.audit.prepare(
+        answers === undefined ? event('success', undefined, undefined) : event('failure', undefined, answers),
+      );
     };
     const db = this.deps.db;
     const runCtx: ExecutionContext = {
@@ -73,11 +75,11 @@ export class CommandBus {
         log ??= ctx.log.child({ command_id: command.id });
         return log;
       },
-      unitOfWork: async (fn) => {
+      unitOfWork: async (fn, options) => {
         if (!db) throw new Error(`command ${command.id} writes, but its command bus has no database`);
         const value = await db.withTenant(ctx.tenantId, async (sql) => {
           const result = await fn(sql);
-          const staging = pending();
+          const staging = pending(options?.answers);
           if (staging) await stageAuditEvents(sql, [staging]);
           return result;
         });

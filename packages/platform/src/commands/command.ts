@@ -17,6 +17,14 @@ export interface CommandContext {
   log: Logger;
 }
 
+export interface UnitOfWorkOptions {
+  /**
+   * The error the command will answer after this unit commits (a refusal whose consequence is itself a change, as a
+   * refresh-token reuse revokes its grant): the staged event records that failure, so a recovered event says so.
+   */
+  answers?: unknown;
+}
+
 /**
  * The context a command runs in under the command bus: the caller's context, and the way to write so that the
  * change and the execution's audit event commit together (issue 13 §7: a command that answers an error has changed
@@ -29,7 +37,7 @@ export interface ExecutionContext extends CommandContext {
    * answers the command's result even when chaining the event has to wait for the recovery (the database lost
    * meanwhile). So it is the last step that can fail: what may fail (signing, a call out) comes before it.
    */
-  unitOfWork<T>(fn: (sql: Sql) => Promise<T>): Promise<T>;
+  unitOfWork<T>(fn: (sql: Sql) => Promise<T>, options?: UnitOfWorkOptions): Promise<T>;
   /**
    * For a write made by one statement over many requests' rows (the token endpoint's batched redemptions): the
    * execution's audit event, prepared for staging, for the statement to stage with the rows it changes

@@ -1,4 +1,4 @@
-import { defineCommand } from '@tessera/platform';
+import { defineCommand, type ExecutionContext } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import { oauthError } from '../domain/oauth-error.js';
@@ -25,11 +25,11 @@ const invalidGrant = (why: string) => oauthError('invalid_grant', why);
  * Why a redemption that consumed nothing was refused, from the code and grant as the statement found them, in the
  * order of the checks of RFC 6749 §4.1.3 and RFC 7636 §4.6. A code already consumed is a second redemption: its grant
  * is revoked, so that what the first issued stops working (RFC 6749 §4.1.2). A code that passed every check was
- * consumed by a concurrent redemption between the statement's read and its update.
+ * consumed by a concurrent redemption between the statement's read and its update. The revocation and the
+ * execution's audit event commit together (issue 13 §7).
  */
 async function refusal(
-  ctx: TokenServiceContext,
-  tenantId: string,
+  cmd: ExecutionContext,
   found: { code: AuthorizationCode; grant: Grant } | null,
   input: { client: Client; redirectUri: string; codeVerifier: string; proofJkt: string | null; now: Date },
 ): Promise<Error> {
@@ -37,10 +37,11 @@ async function refusal(
     return invalidGrant('The authorization code is invalid.');
   const { code, grant } = found;
   if (code.consumedAt !== null) {
-    await ctx.platform.db.withTenantSession(tenantId, (sql) =>
-      grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', input.now),
-    );
-    return invalidGrant('The authorization code was already used.');
+    const reuse = invalidGrant('The authorization code was already used.');
+    await cmd.unitOfWork((sql) => grantStore.revokeGrant(sql, grant.id, 'authorization_code_reuse', input.now), {
+      answers: reuse,
+    });
+    return reuse;
   }
   if (code.expiresAt.getTime() <= input.now.getTime()) return invalidGrant('The authorization code has expired.');
   if (input.redirectUri !== code.redirectUri)
@@ -89,6 +90,8 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       const newRefreshToken = client.grantTypes.includes('refresh_token') ? newOpaqueToken() : null;
       const lifetime = Math.max(client.accessTokenTtlSeconds, client.idTokenTtlSeconds);
       const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+      // The statement stages the execution's audit event when it consumes the code: they commit together.
+      const audit = cmd.auditIntent();
       // One statement (shared with the tenant's concurrent exchanges), outside a transaction: it consumes the code
       // only if every check holds. Its gate compares the verifier's S256 digest with the stored challenge; a refusal
       // is explained below by the constant-time check.
@@ -108,10 +111,12 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
               requiredScope: 'offline_access',
             }
           : null,
+        auditEvent: audit.event,
       });
       if (!redeemed.consumed || !redeemed.found) {
-        throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, redirectUri, codeVerifier, proofJkt, now });
+        throw await refusal(cmd, redeemed.found, { client, redirectUri, codeVerifier, proofJkt, now });
       }
+      audit.committed();
       const grant = { ...redeemed.found.grant, dpopJkt: redeemed.found.grant.dpopJkt ?? proofJkt };
       const nonce = redeemed.found.code.nonce;
       const refreshToken = redeemed.refreshStored ? newRefreshToken : null;

@@ -1,4 +1,4 @@
-import { defineCommand } from '@tessera/platform';
+import { defineCommand, type ExecutionContext } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import { oauthError } from '../domain/oauth-error.js';
@@ -20,11 +20,11 @@ export interface RefreshInput {
 /**
  * Why a rotation that changed nothing was refused, from the token and grant as the statement found them, in the
  * order of the checks. A token that passed every check had been rotated already (or was rotated by a concurrent
- * refresh that won): a reuse, which revokes the whole grant (RFC 9700 §4.14.2).
+ * refresh that won, or, within the grace window, its successor was used): a reuse, which revokes the whole grant
+ * (RFC 9700 §4.14.2). The revocation and the execution's audit event commit together (issue 13 §7).
  */
 async function refusal(
-  ctx: TokenServiceContext,
-  tenantId: string,
+  cmd: ExecutionContext,
   found: { token: RefreshToken; grant: Grant } | null,
   input: { client: Client; asked: string[] | null; proofJkt: string | null; now: Date },
 ): Promise<Error> {
@@ -42,17 +42,27 @@ async function refusal(
   const granted = parseScope(token.scope);
   if (input.asked?.some((s) => !granted.includes(s)))
     return oauthError('invalid_scope', 'The requested scope exceeds the granted scope.');
-  await ctx.platform.db.withTenantSession(tenantId, (sql) =>
-    grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', input.now),
-  );
-  return oauthError('invalid_grant', 'The refresh token was already used.');
+  const reuse = oauthError('invalid_grant', 'The refresh token was already used.');
+  await cmd.unitOfWork((sql) => grantStore.revokeGrant(sql, grant.id, 'refresh_token_reuse', input.now), {
+    answers: reuse,
+  });
+  return reuse;
 }
 
 /**
  * The refresh_token grant (RFC 6749 §6, 000 §3.3): the token is rotated on every use; a reuse of a rotated
  * token (including a lost race between concurrent refreshes) revokes the whole grant, its refresh and access
- * tokens (RFC 9700 §4.14.2), unless it falls within the configured reuse grace period. A narrower scope may be
- * asked for; a wider one is invalid_scope. The response carries no ID token (000 §4.4).
+ * tokens (RFC 9700 §4.14.2). A narrower scope may be asked for; a wider one is invalid_scope. The response carries
+ * no ID token (000 §4.4).
+ *
+ * The grace window (`refreshTokenReuseGraceSeconds`, off by default, issue 13 §7): the rotated token presented again
+ * within the window of its first rotation, while its successor is unused, is the retry of a request whose answer
+ * was lost (a crash, an undrained restart, a connection cut after the commit): it gets a new successor, and the
+ * earlier one is marked used, so the family never has two live tokens. Once the successor was used, presenting the
+ * rotated token revokes the grant, as without the window.
+ *
+ * The rotation stages the execution's audit event in its own statement, so the two commit together; once they
+ * have, the answer is the new tokens even if the event's chaining has to wait (the command bus).
  *
  * DPoP (RFC 9449 §5): a grant bound to a key is refreshed only with a proof by that key, and a public client may
  * refresh only such a grant. A proof on an unbound grant (a confidential client) binds the new access token only.
@@ -78,6 +88,7 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
         input.dpopProof,
       );
       const asked = input.scope === undefined ? null : parseScope(input.scope);
+      const audit = cmd.auditIntent();
       // One statement (shared with the tenant's concurrent refreshes), outside a transaction: it rotates the token
       // only if every check holds.
       const redeemed = await ctx.redemptions.redeemRefreshToken(cmd.tenantId, {
@@ -92,10 +103,12 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
           tokenHash: hashToken(next),
           expiresAt: new Date(now.getTime() + client.refreshTokenTtlSeconds * 1000),
         },
+        auditEvent: audit.event,
       });
       if (!redeemed.rotated || !redeemed.found) {
-        throw await refusal(ctx, cmd.tenantId, redeemed.found, { client, asked, proofJkt, now });
+        throw await refusal(cmd, redeemed.found, { client, asked, proofJkt, now });
       }
+      audit.committed();
       const { token, grant } = redeemed.found;
       const outcome = {
         grant: { ...grant, dpopJkt: grant.dpopJkt ?? proofJkt },

@@ -21,7 +21,8 @@ export function revokeToken(ctx: TokenServiceContext) {
     businessIds: (input, output) => ({ clientId: input.client.clientId, outcome: output?.outcome ?? 'unknown' }),
     run: async (cmd, { client, token, hint }) => {
       const verified = await verifyAccessTokenJwt(ctx, cmd.tenantId, token);
-      return ctx.platform.db.withTenant(cmd.tenantId, async (sql) => {
+      // The revocation and the execution's audit event commit together (issue 13 §7).
+      return cmd.unitOfWork(async (sql) => {
         const found = await inspectToken(ctx, sql, token, hint, verified);
         if (!found) return { outcome: 'not_found' as const };
         if (found.clientId !== client.clientId) return { outcome: 'foreign' as const };

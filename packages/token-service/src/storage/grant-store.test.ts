@@ -195,6 +195,91 @@ describe.each(DATABASE_KINDS)('grant store redemptions (%s)', (kind) => {
     expect((await rotate(refresh, { now: later(20), rotatedAfter: later(10) })).rotated).toBe(false);
   });
 
+  /** The grant's refresh tokens that are still live (not rotated, not superseded). */
+  const liveTokens = (grantId: string) =>
+    inDemo(async (sql) =>
+      (
+        await sql.query<{ token_hash: string }>(
+          'SELECT token_hash FROM oauth_refresh_tokens WHERE grant_id = $1 AND rotated_at IS NULL',
+          [grantId],
+        )
+      ).rows.map((r) => r.token_hash),
+    );
+
+  it('the grace window does not fork the family: a retry supersedes the unused successor, which is then a reuse', async () => {
+    const { code, grantId } = await newCode();
+    const { refresh } = await redeemCode(code);
+    const first = await rotate(refresh);
+    expect(first.rotated).toBe(true);
+    const retry = await rotate(refresh, { now: later(5), rotatedAfter: later(-5) });
+    expect(retry.rotated).toBe(true);
+    // One live token: the retry's successor. Before the window named successors, both successors stayed live.
+    expect(await liveTokens(grantId)).toEqual([hashToken(retry.next)]);
+    const lost = await inDemo((sql) => grantStore.findRefreshTokenWithGrant(sql, hashToken(first.next)));
+    expect(lost?.token.rotatedAt).not.toBeNull();
+    expect(lost?.token.replacedBy).toBeNull();
+    // The superseded successor is not rotatable, within the window or not: presenting it is a reuse.
+    expect((await rotate(first.next, { now: later(6), rotatedAfter: later(-4) })).rotated).toBe(false);
+    expect((await rotate(retry.next, { now: later(7) })).rotated).toBe(true);
+  });
+
+  it('within the grace window, a rotated token whose successor was used is a reuse', async () => {
+    const { code, grantId } = await newCode();
+    const { refresh } = await redeemCode(code);
+    const first = await rotate(refresh);
+    const second = await rotate(first.next, { now: later(2) });
+    expect(second.rotated).toBe(true);
+    expect((await rotate(refresh, { now: later(3), rotatedAfter: later(-7) })).rotated).toBe(false);
+    expect(await liveTokens(grantId)).toEqual([hashToken(second.next)]);
+  });
+
+  it('a grace retry racing the use of its successor: exactly one wins, and the family keeps one live token', async () => {
+    for (let round = 0; round < 10; round++) {
+      const { code, grantId } = await newCode();
+      const { refresh } = await redeemCode(code);
+      const first = await rotate(refresh);
+      const [used, retried] = await Promise.all([
+        rotate(first.next, { now: later(1) }),
+        rotate(refresh, { now: later(1), rotatedAfter: later(-9) }),
+      ]);
+      expect([used.rotated, retried.rotated].filter(Boolean)).toHaveLength(1);
+      const winner = used.rotated ? used.next : retried.next;
+      expect(await liveTokens(grantId)).toEqual([hashToken(winner)]);
+    }
+  });
+
+  it('stages the audit event in the statement that rotates or consumes, and none when it refuses', async () => {
+    const staged = () =>
+      inDemo(async (sql) =>
+        (await sql.query<{ event_id: string }>('SELECT event_id FROM audit_pending')).rows.map((r) => r.event_id),
+      );
+    const before = new Set(await staged());
+    const event = (type: string) => ({
+      tenantId: 'demo',
+      eventId: randomUUID(),
+      occurredAt: now.toISOString(),
+      type,
+      commandId: type,
+      principalId: null,
+      result: 'success' as const,
+      correlationId: null,
+      traceId: null,
+      businessIds: {},
+      details: {},
+    });
+    const { code } = await newCode();
+    const consumed = event('code.consumed');
+    const { refresh } = await redeemCode(code, { auditEvent: consumed });
+    const refusedCode = event('code.refused');
+    expect((await redeemCode(code, { auditEvent: refusedCode })).consumed).toBe(false);
+    const rotatedEvent = event('token.rotated');
+    expect((await rotate(refresh, { auditEvent: rotatedEvent })).rotated).toBe(true);
+    const refusedRotation = event('token.refused');
+    expect((await rotate(refresh, { auditEvent: refusedRotation })).rotated).toBe(false);
+    const added = (await staged()).filter((id) => !before.has(id));
+    expect(added.sort()).toEqual([consumed.eventId, rotatedEvent.eventId].sort());
+  });
+
   it('a token of a revoked grant, or of a DPoP-bound grant without its key, is not rotated', async () => {
     const bound = await newCode({ dpopJkt: JKT });
     const { refresh } = await redeemCode(bound.code, { dpopJkt: JKT });

@@ -1,4 +1,4 @@
-import type { Sql } from '@tessera/platform';
+import { stageAuditEventsFrom, type PendingAuditEvent, type Sql } from '@tessera/platform';
 import type { AuthorizationRequestFields } from '../domain/authorization-request-fields.js';
 
 /**
@@ -60,6 +60,8 @@ export interface RefreshToken {
   createdAt: Date;
   expiresAt: Date;
   rotatedAt: Date | null;
+  /** The successor's hash once rotated (null: not rotated, or superseded within the grace window). */
+  replacedBy: string | null;
 }
 
 /** One authorization code presented at the token endpoint (RFC 6749 §4.1.3), as redeemCode checks it. */
@@ -76,6 +78,8 @@ export interface CodeRedemption {
   grantExpiresAt: Date;
   grantExpiresAtWithRefresh: Date;
   refresh: { tokenHash: string; expiresAt: Date; requiredScope: string } | null;
+  /** The execution's audit event, staged by the statement when it consumes the code (issue 13 §7). */
+  auditEvent?: PendingAuditEvent | null;
 }
 
 /** The code and grant as they were before the statement (null: no such code), and what the statement did. */
@@ -90,6 +94,10 @@ export interface RefreshRedemption {
   tokenHash: string;
   clientId: string;
   now: Date;
+  /**
+   * The grace window (refreshTokenReuseGraceSeconds): a token rotated at or after this may be presented again while
+   * its successor is unused; the successor is then superseded by a new one. Null: no grace.
+   */
   rotatedAfter: Date | null;
   /** The thumbprint of the request's DPoP proof key, if any. */
   dpopJkt: string | null;
@@ -98,6 +106,8 @@ export interface RefreshRedemption {
   /** The narrower scope asked for, or null for the token's own. */
   scope: readonly string[] | null;
   next: { tokenHash: string; expiresAt: Date };
+  /** The execution's audit event, staged by the statement when it rotates the token (issue 13 §7). */
+  auditEvent?: PendingAuditEvent | null;
 }
 
 /** The token and grant as they were before the statement (null: no such token), and whether it was rotated. */
@@ -162,11 +172,12 @@ const toRefresh = (r: Row): RefreshToken => ({
   createdAt: date(r.created_at)!,
   expiresAt: date(r.expires_at)!,
   rotatedAt: date(r.rotated_at),
+  replacedBy: (r.replaced_by as string | null) ?? null,
 });
 
 /** A refresh token joined with its grant; the token's columns that the grant shares are renamed. */
 const REFRESH_WITH_GRANT = `SELECT t.token_hash, t.grant_id, t.client_id AS token_client_id, t.scope AS token_scope,
-         t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.rotated_at, g.*
+         t.created_at AS token_created_at, t.expires_at AS token_expires_at, t.rotated_at, t.replaced_by, g.*
        FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id`;
 
 const toRefreshWithGrant = (row: Row): { token: RefreshToken; grant: Grant } => ({
@@ -329,6 +340,7 @@ export const grantStore = {
       refresh_hash: input.refresh?.tokenHash ?? null,
       refresh_expires_at: input.refresh?.expiresAt ?? null,
       required_scope: input.refresh?.requiredScope ?? null,
+      audit_event: input.auditEvent ?? null,
     }));
     // Every common table expression sees the rows as they were before the statement (PostgreSQL §7.8.4), so
     // `found` is the state before the redemption, whatever the other parts change. The lateral join looks each
@@ -338,7 +350,8 @@ export const grantStore = {
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS i(n int, code_hash text, client_id text, redirect_uri text,
            code_challenge text, at timestamptz, dpop_jkt text, grant_expires_at timestamptz,
-           grant_expires_at_with_refresh timestamptz, refresh_hash text, refresh_expires_at timestamptz, required_scope text)),
+           grant_expires_at_with_refresh timestamptz, refresh_hash text, refresh_expires_at timestamptz, required_scope text,
+           audit_event jsonb)),
        found AS (
          SELECT i.n, x.*, (i.refresh_hash IS NOT NULL AND i.required_scope = ANY (string_to_array(x.scope, ' '))) AS offline
          FROM input i CROSS JOIN LATERAL (
@@ -361,7 +374,8 @@ export const grantStore = {
        refresh AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
          SELECT refresh_hash, grant_id, client_id, scope, at, refresh_expires_at FROM consumed WHERE offline
-         RETURNING token_hash)
+         RETURNING token_hash),
+       staged AS (${stageAuditEventsFrom('(SELECT i.audit_event FROM input i JOIN consumed c ON c.n = i.n)')})
        SELECT found.*, EXISTS (SELECT 1 FROM consumed c WHERE c.n = found.n) AS consumed,
               EXISTS (SELECT 1 FROM refresh r JOIN input i ON r.token_hash = i.refresh_hash WHERE i.n = found.n)
                 AS refresh_stored
@@ -423,27 +437,51 @@ export const grantStore = {
       scope: input.scope === null ? null : input.scope.join(' '),
       next_hash: input.next.tokenHash,
       next_expires_at: input.next.expiresAt,
+      audit_event: input.auditEvent ?? null,
     }));
-    // As in redeemCodes: each input is looked up by its key through a lateral join.
+    // As in redeemCodes: each input is looked up by its key through a lateral join. `eligible` is the checks that
+    // hold whatever the token's rotation state. `graceful` is the grace window's retry: the presented token was
+    // rotated within the window and its successor is still unused; that successor is locked (so that its own
+    // concurrent rotation waits, and then finds it used), marked used by `superseded` (a later presentation of it
+    // is a reuse), and the presented token gets a new successor in its place. A token whose successor was used is
+    // not eligible again: its presentation is a reuse (RFC 9700 §4.14.2). The successor's state is read under the
+    // lock rather than from a data-modifying expression: PostgreSQL cannot re-check one of those when a concurrent
+    // rotation of the presented token makes it re-evaluate the update (EvalPlanQual).
     const r = await sql.query<Row & { n: number; rotated: boolean }>(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::text::jsonb) AS i(n int, token_hash text, client_id text, at timestamptz,
            rotated_after timestamptz, dpop_jkt text, public_client boolean, scope text, next_hash text,
-           next_expires_at timestamptz)),
+           next_expires_at timestamptz, audit_event jsonb)),
        found AS (
          SELECT i.n, x.* FROM input i CROSS JOIN LATERAL (${REFRESH_WITH_GRANT} WHERE t.token_hash = i.token_hash LIMIT 1) x),
-       rotated AS (
-         UPDATE oauth_refresh_tokens t SET rotated_at = COALESCE(t.rotated_at, i.at)
+       eligible AS (
+         SELECT i.*, f.rotated_at AS found_rotated_at, f.replaced_by AS found_replaced_by
          FROM input i JOIN found f ON f.n = i.n
-         WHERE t.token_hash = i.token_hash AND t.client_id = i.client_id AND t.expires_at > i.at
-           AND (t.rotated_at IS NULL OR (i.rotated_after IS NOT NULL AND t.rotated_at >= i.rotated_after))
+         WHERE f.token_client_id = i.client_id AND f.token_expires_at > i.at
            AND f.revoked_at IS NULL AND (f.dpop_jkt IS NULL OR f.dpop_jkt = i.dpop_jkt)
            AND (NOT i.public_client OR f.dpop_jkt IS NOT NULL)
-           AND (i.scope IS NULL OR string_to_array(i.scope, ' ') <@ string_to_array(t.scope, ' '))
-         RETURNING t.grant_id, t.client_id, COALESCE(i.scope, t.scope) AS scope, i.at, i.next_hash, i.next_expires_at),
+           AND (i.scope IS NULL OR string_to_array(i.scope, ' ') <@ string_to_array(f.token_scope, ' '))),
+       graceful AS (
+         SELECT e.n, s.token_hash AS successor_hash
+         FROM eligible e JOIN oauth_refresh_tokens s ON s.token_hash = e.found_replaced_by
+         WHERE e.rotated_after IS NOT NULL AND e.found_rotated_at >= e.rotated_after AND s.rotated_at IS NULL
+         FOR UPDATE OF s),
+       superseded AS (
+         UPDATE oauth_refresh_tokens s SET rotated_at = e.at
+         FROM eligible e JOIN graceful g ON g.n = e.n
+         WHERE s.token_hash = g.successor_hash
+         RETURNING g.n),
+       rotated AS (
+         UPDATE oauth_refresh_tokens t SET rotated_at = COALESCE(t.rotated_at, e.at), replaced_by = e.next_hash
+         FROM eligible e LEFT JOIN graceful g ON g.n = e.n
+         WHERE t.token_hash = e.token_hash
+           AND (t.rotated_at IS NULL OR (g.n IS NOT NULL AND t.replaced_by = g.successor_hash))
+         RETURNING e.n, t.grant_id, t.client_id, COALESCE(e.scope, t.scope) AS scope, e.at, e.next_hash,
+                   e.next_expires_at, e.audit_event),
        successor AS (
          INSERT INTO oauth_refresh_tokens (token_hash, grant_id, client_id, scope, created_at, expires_at)
-         SELECT next_hash, grant_id, client_id, scope, at, next_expires_at FROM rotated RETURNING token_hash)
+         SELECT next_hash, grant_id, client_id, scope, at, next_expires_at FROM rotated RETURNING token_hash),
+       staged AS (${stageAuditEventsFrom('rotated')})
        SELECT found.*,
               EXISTS (SELECT 1 FROM successor s JOIN input i ON s.token_hash = i.next_hash WHERE i.n = found.n) AS rotated
        FROM found`,
