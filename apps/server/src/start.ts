@@ -7,6 +7,7 @@ import {
   registerAuditRoutes,
   registerWebhookRoutes,
   registerTenantExportRoutes,
+  authenticationEvents,
   outboundService,
   type Platform,
   type RoleApp,
@@ -90,7 +91,8 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   platform.developmentDefaults.push(...development.announcements);
   const apps = new Map<string, { app: RoleApp; url: string }>();
   const contexts = new Contexts(platform, config);
-  const closers: Array<() => Promise<void>> = [];
+  // The last window of authentication events is summarised before the platform closes.
+  const closers: Array<() => Promise<void>> = [() => authenticationEvents(platform).stop()];
   try {
     if (development.startIdentityProvider) {
       const idp = await startDevelopmentIdentityProvider(

@@ -1,4 +1,4 @@
-import { strictBody, type RoleApp } from '@tessera/platform';
+import { recordAuthenticationFailure, strictBody, type RoleApp } from '@tessera/platform';
 import { contributeViaCallback, invalidCallbackToken } from '../commands/contribute-via-callback.js';
 import { verifyCallbackToken } from '../crypto/callback-token.js';
 import type { ContributionGroup } from '../domain/contribution.js';
@@ -24,7 +24,15 @@ export function registerCallbackRoute(app: RoleApp, s: IssuanceServices): void {
     async (request, reply) => {
       const { correlationId, callbackToken } = request.params as { correlationId: string; callbackToken: string };
       const claims = await verifyCallbackToken(s.platform.keys, callbackToken, s.clock.now());
-      if (!claims) throw invalidCallbackToken();
+      if (!claims) {
+        // An authentication event (rate-limited per source): the session the caller named, never the token.
+        recordAuthenticationFailure(s.platform, request, {
+          method: 'capability_token',
+          reason: 'invalid_capability_token',
+          claimedPrincipal: `callback:${correlationId.slice(0, 200)}`,
+        });
+        throw invalidCallbackToken();
+      }
       const state = request.state;
       const output = await s.bus.execute(
         command,

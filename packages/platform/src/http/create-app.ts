@@ -123,13 +123,22 @@ export async function createRoleApp(platform: Platform, options: RoleAppOptions)
           headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
         });
       }
-      platform.authenticator.authenticate(authorization.slice(7).trim()).then(
+      const token = authorization.slice(7).trim();
+      platform.authenticator.authenticate(token).then(
         (result) => {
           state.principal = result.principal;
           afterAuthentication(request, reply, done);
         },
         (error: Error) => {
-          recordTrustRefusal(platform, state, platform.tenants.hasHostMappings ? request.hostname : undefined, error);
+          // An authentication event, rate-limited per source address (authentication-events.ts); never the token.
+          recordTrustRefusal(
+            platform,
+            state,
+            platform.tenants.hasHostMappings ? request.hostname : undefined,
+            error,
+            request.ip,
+            token,
+          );
           done(error);
         },
       );

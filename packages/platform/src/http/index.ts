@@ -3,3 +3,4 @@ export * from './create-app.js';
 export * from './error-handler.js';
 export * from './operational-routes.js';
 export * from './strict-body.js';
+export * from './authentication-events.js';

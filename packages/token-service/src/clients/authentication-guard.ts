@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError, type Platform, type RateLimitDecision } from '@tessera/platform';
+import { AppError, authenticationEvents, type Platform, type RateLimitDecision } from '@tessera/platform';
 
 /**
  * Rate limits of the client-authenticating endpoints (`/token`, `/introspect`, `/revoke`; issue 13 §2). A client id
@@ -47,8 +47,21 @@ export class ClientAuthenticationGuard {
       );
   }
 
-  /** Counts a failed authentication against the address and the claimed client id. */
+  /**
+   * Counts a failed authentication against the address and the claimed client id, and records it as an
+   * authentication event (rate-limited per source; the claimed client id, never the secret).
+   */
   async failed(request: FastifyRequest, tenantId: string, claimedClientId: string | undefined): Promise<void> {
+    authenticationEvents(this.platform).failed({
+      tenantId,
+      method: 'client_authentication',
+      reason: 'invalid_client',
+      claimedPrincipal: claimedClientId ?? null,
+      source: request.ip,
+      correlationId: request.state.correlationId,
+      traceId: request.state.trace.traceId,
+      ...(request.state.route ? { details: { endpoint: request.state.route } } : {}),
+    });
     if (!this.limits.enabled) return;
     const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
     const limiter = this.platform.rateLimiter;
@@ -67,6 +80,8 @@ export class ClientAuthenticationGuard {
 
   /** Counts a request of an authenticated client; over the ordinary limit it is refused. */
   async succeeded(tenantId: string, clientId: string): Promise<void> {
+    // Summarised per window (one authentication.succeeded event per tenant), never an event per request.
+    authenticationEvents(this.platform).succeeded(tenantId, 'client_authentication', clientId);
     if (!this.limits.enabled) return;
     const limiter = this.platform.rateLimiter;
     const key = this.key('client', tenantId, clientId);

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Oauth2ServerErrorResponseError } from '@openid4vc/oauth2';
-import { AppError, commandContext, type RoleApp } from '@tessera/platform';
+import { AppError, commandContext, isAppError, recordAuthenticationFailure, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
 import { authenticateClient } from '../../clients/authenticate-client.js';
 import { ClientAuthenticationGuard, claimedClientId } from '../../clients/authentication-guard.js';
@@ -71,6 +71,24 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
   // Limited per address and per authenticated client by the guard below, never per claimed client id alone.
   const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: false as const };
   const guard = new ClientAuthenticationGuard(ctx.platform, 'token');
+  // A refused DPoP proof (RFC 9449 §4.3, §7.1) is an authentication event of the request's tenant, rate-limited per
+  // source (issue 15 item 3): the client it claimed, never the proof. A nonce challenge (use_dpop_nonce) is not.
+  app.addHook('onError', (request, _reply, error, done) => {
+    if (isAppError(error) && error.wireCode === 'invalid_dpop_proof') {
+      let claimed: string | undefined;
+      try {
+        claimed = claimedClientId(request, formParams(request));
+      } catch {
+        claimed = undefined;
+      }
+      recordAuthenticationFailure(ctx.platform, request, {
+        method: 'dpop_proof',
+        reason: 'invalid_dpop_proof',
+        claimedPrincipal: claimed ?? null,
+      });
+    }
+    done();
+  });
 
   const authenticated = async (request: FastifyRequest, form: Record<string, string>, allowPublic: boolean) => {
     const tenantId = request.state.tenantId!;
