@@ -4,6 +4,7 @@ import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
 import { ConfigError } from '@tessera/platform';
 import { RECONCILIATION_SCOPES } from '@tessera/bridge';
 import { DEMO_TENANT } from '@tessera/platform';
+import { DEV_WALLET_CLIENT_ID } from '@tessera/token-service';
 import type { ServerConfig } from './config.js';
 
 export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
@@ -92,6 +93,19 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     } as (typeof clients)[string];
     plan.announcements.push(
       `administrator client "${DEV_ADMIN_CLIENT.clientId}" (secret "${DEV_ADMIN_CLIENT.secret}", client_credentials, role ${config.auth.tenantAdminRole} of the demo tenant)`,
+    );
+  }
+  if (!clients[DEV_WALLET_CLIENT_ID]) {
+    // Issue 19: a wallet's public client for the OpenID4VCI authorization code flow (PKCE, no secret; the loopback
+    // port may vary). The registry refuses it under NODE_ENV=production.
+    clients[DEV_WALLET_CLIENT_ID] = {
+      'client-name': 'Development wallet',
+      'redirect-uris': ['http://127.0.0.1/wallet-callback'],
+      'grant-types': ['authorization_code'],
+      scopes: ['openid'],
+    } as (typeof clients)[string];
+    plan.announcements.push(
+      `public wallet client "${DEV_WALLET_CLIENT_ID}" for OpenID4VCI (redirect http://127.0.0.1:<any port>/wallet-callback)`,
     );
   }
   if (!config.portal.clientSecret) {

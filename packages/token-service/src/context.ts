@@ -35,4 +35,6 @@ export interface TokenServiceContext {
    * `aud` of the access tokens for the credential endpoint. `undefined`: no binding, OpenID4VCI grants are refused.
    */
   credentialIssuerFor(tenantId: string): string | undefined;
+  /** Scope value → credential configuration id, for credential requests by scope (OpenID4VCI 1.0 §5.1.2). */
+  credentialScopes: Readonly<Record<string, string>>;
 }

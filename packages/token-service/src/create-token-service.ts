@@ -15,6 +15,7 @@ import { grantStore } from './storage/grant-store.js';
 import { ServiceTokenMinter } from './tokens/service-token.js';
 import { TokenServiceDpop } from './dpop/token-service-dpop.js';
 import { GrantRedemptions } from './storage/grant-redemptions.js';
+import { purgeCredentialGrants } from './oid4vci/purge-credential-grants.js';
 import { grantClaimsAad, TOKEN_SERVICE_SEALING_ALIAS, upstreamVerifierAad } from './storage/sealed-fields.js';
 
 export interface CreateTokenServiceOptions {
@@ -27,6 +28,8 @@ export interface CreateTokenServiceOptions {
    * `credentialIssuerFor(config.oid4vci)`). Absent: no tenant has one, and the OpenID4VCI grants are refused.
    */
   credentialIssuerFor?: (tenantId: string) => string | undefined;
+  /** The `scope` of each credential configuration that has one (scope → configuration id; §5.1.2). */
+  credentialScopes?: Record<string, string>;
 }
 
 /** Builds the token service's context from configuration; fails with a message naming the bad key. */
@@ -85,8 +88,22 @@ export function createTokenService(
     walletAcr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
     issuerFor,
     credentialIssuerFor: options.credentialIssuerFor ?? (() => undefined),
+    credentialScopes: options.credentialScopes ?? {},
   };
   return ctx;
+}
+
+/**
+ * Binds the credential issuer of each tenant to a token service built without it (issue 19 contract C): the
+ * composition root passes the issuer's `credentialIssuerFor(config.oid4vci)` and the scopes its credential
+ * configurations publish. Idempotent; both token listeners call it with the same binding.
+ */
+export function bindCredentialIssuer(
+  ctx: TokenServiceContext,
+  binding: { credentialIssuerFor: (tenantId: string) => string | undefined; credentialScopes?: Record<string, string> },
+): void {
+  ctx.credentialIssuerFor = binding.credentialIssuerFor;
+  ctx.credentialScopes = binding.credentialScopes ?? {};
 }
 
 /**
@@ -126,6 +143,7 @@ export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
     run: async () => {
       for (const tenant of ctx.platform.tenants.list()) {
         await ctx.platform.db.withTenant(tenant.id, (sql) => grantStore.purgeExpired(sql, ctx.clock.now()));
+        await ctx.platform.db.withTenant(tenant.id, (sql) => purgeCredentialGrants(sql, ctx.clock.now()));
       }
       await ctx.dpop.purgeExpired();
     },

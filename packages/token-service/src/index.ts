@@ -14,3 +14,4 @@ export {
   type CredentialGrantsOptions,
 } from './oid4vci/credential-grants.js';
 export { tokenServiceClientsExporter } from './export/clients-exporter.js';
+export { DEV_WALLET_CLIENT_ID } from './clients/client-registry.js';

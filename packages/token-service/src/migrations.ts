@@ -18,4 +18,8 @@ export const tokenServiceMigrations: Migration[] = [
     'token-service/0005_refresh_successor',
     new URL('./storage/migrations/0005_refresh_successor.sql', import.meta.url),
   ),
+  sqlMigration(
+    'token-service/0006_credential_authorizations',
+    new URL('./storage/migrations/0006_credential_authorizations.sql', import.meta.url),
+  ),
 ];

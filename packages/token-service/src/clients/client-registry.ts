@@ -24,6 +24,12 @@ export interface Client {
   clientName: string | null;
 }
 
+/**
+ * The development profile's public wallet client for the OpenID4VCI authorization code flow (issue 19): no secret,
+ * loopback redirect URIs. Like the other development clients it never reaches production.
+ */
+export const DEV_WALLET_CLIENT_ID = 'tessera-dev-wallet';
+
 /** Clients from configuration (000 §2.8), keyed by tenant and client id. */
 export class ClientRegistry {
   private readonly clients = new Map<string, Client>();
@@ -99,6 +105,11 @@ function toClient(key: string, raw: ClientConfig, defaultTenant: string | undefi
     throw new ConfigError(`${where}`, `client_credentials needs a client-secret (confidential client)`);
   }
   const clientId = entry['client-id'] ?? key;
+  if (production && clientId === DEV_WALLET_CLIENT_ID)
+    throw new ConfigError(
+      where,
+      `the development wallet client "${DEV_WALLET_CLIENT_ID}" is refused under NODE_ENV=production`,
+    );
   return {
     clientId,
     tenantId,

@@ -8,6 +8,7 @@ import type { AuthorizeOutcome } from './authorize-outcome.js';
 import { federatedClaims } from '../domain/federated-claims.js';
 import { issueAuthorizationCode } from './issue-authorization-code.js';
 import { federationCallbackPath } from './start-authorization.js';
+import { credentialAuthorizationStore } from '../oid4vci/credential-authorization-store.js';
 
 /**
  * The upstream provider's redirect back (federated login, 000 §4.4): the state is single use (the login
@@ -84,13 +85,22 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
             identity = { ...identity, claims: reconciled };
           }
         }
-        return issueAuthorizationCode(ctx, cmd.tenantId, sql, tx, {
-          subject: identity.internalIdentityId,
-          acr: assurance.acr,
-          amr: assurance.amr,
-          authTime: typeof result.claims.auth_time === 'number' ? new Date(result.claims.auth_time * 1000) : now,
-          claims: { ...identity.claims, ...claims },
-        });
+        // OpenID4VCI 1.0 §5: what a credential request authorized travels with the login to the code.
+        const credential = await credentialAuthorizationStore.takeForLogin(sql, tx.id);
+        return issueAuthorizationCode(
+          ctx,
+          cmd.tenantId,
+          sql,
+          tx,
+          {
+            subject: identity.internalIdentityId,
+            acr: assurance.acr,
+            amr: assurance.amr,
+            authTime: typeof result.claims.auth_time === 'number' ? new Date(result.claims.auth_time * 1000) : now,
+            claims: { ...identity.claims, ...claims },
+          },
+          credential ?? undefined,
+        );
       });
       return { kind: 'redirect', location };
     },

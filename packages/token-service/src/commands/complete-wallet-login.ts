@@ -49,6 +49,7 @@ export async function completeWalletLogin(
             authTime: new Date(r.authenticatedAt),
             claims: r.claims,
           },
+          request.credential,
         ),
       );
       return { kind: 'redirect', location };

@@ -6,6 +6,10 @@ import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { grantStore } from '../storage/grant-store.js';
 import { grantClaimsAad } from '../storage/sealed-fields.js';
 import { newGrant } from '../tokens/issue-tokens.js';
+import { oauthError } from '../domain/oauth-error.js';
+import { CREDENTIAL_CODE_PREFIX, type CredentialAuthorization } from '../oid4vci/credential-authorization.js';
+import { credentialAuthorizationStore } from '../oid4vci/credential-authorization-store.js';
+import { credentialGrantStore } from '../oid4vci/credential-grant-store.js';
 
 export interface Authentication {
   subject: string;
@@ -25,10 +29,12 @@ export async function issueAuthorizationCode(
   sql: Sql,
   request: AuthorizationRequestFields,
   auth: Authentication,
+  /** OpenID4VCI 1.0 §5: the issuance this code authorizes; its issuer_state is used up here. */
+  credential?: CredentialAuthorization,
 ): Promise<string> {
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + ctx.config.authorizationCodeTtlSeconds * 1000);
-  const code = newOpaqueToken();
+  const code = credential ? `${CREDENTIAL_CODE_PREFIX}${newOpaqueToken()}` : newOpaqueToken();
   const grant = newGrant({
     clientId: request.clientId,
     subject: auth.subject,
@@ -55,5 +61,10 @@ export async function issueAuthorizationCode(
     expiresAt,
     consumedAt: null,
   });
+  if (credential) {
+    if (!(await credentialGrantStore.useIssuerState(sql, credential.issuerStateHash, now)))
+      throw oauthError('invalid_request', 'issuer_state is unknown, expired or already used.');
+    await credentialAuthorizationStore.saveForGrant(sql, grant.id, credential, now, expiresAt);
+  }
   return clientRedirect(request.redirectUri, { code, state: request.state, iss: ctx.issuerFor(tenantId) });
 }

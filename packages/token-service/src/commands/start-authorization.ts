@@ -11,6 +11,8 @@ import { grantStore } from '../storage/grant-store.js';
 import { upstreamVerifierAad } from '../storage/sealed-fields.js';
 import type { AuthorizeOutcome } from './authorize-outcome.js';
 import { completeWalletLogin } from './complete-wallet-login.js';
+import { resolveCredentialRequest, splitCredentialRequest } from '../oid4vci/credential-authorization-request.js';
+import { credentialAuthorizationStore } from '../oid4vci/credential-authorization-store.js';
 
 export const WALLET_LOGIN_HINT = /^oid4vp:([0-9a-fA-F-]{36})$/;
 export const federationCallbackPath = '/federation/callback';
@@ -25,8 +27,11 @@ export function startAuthorization(ctx: TokenServiceContext) {
     access: 'public',
     businessIds: (input) => ({ clientId: input.params.get('client_id')?.slice(0, 200) ?? '' }),
     run: async (cmd, { params }) => {
-      const check = checkAuthorizationRequest(params, cmd.tenantId, ctx.clients, {
+      // OpenID4VCI 1.0 §5.1: a request for credentials (issuer_state, authorization_details or a credential scope).
+      const credentialParts = splitCredentialRequest(params, ctx.credentialScopes);
+      const check = checkAuthorizationRequest(credentialParts?.params ?? params, cmd.tenantId, ctx.clients, {
         dpopEnabled: ctx.config.dpop.enabled,
+        allowMissingScope: credentialParts !== null,
       });
       if (check.kind === 'no_redirect')
         return { kind: 'error_page', status: 400, error: check.error, description: check.description };
@@ -42,7 +47,21 @@ export function startAuthorization(ctx: TokenServiceContext) {
           }),
         };
       }
-      const request = check.request;
+      let request = check.request;
+      if (credentialParts) {
+        const resolved = await resolveCredentialRequest(ctx, cmd.tenantId, credentialParts);
+        if (!resolved.ok)
+          return {
+            kind: 'redirect',
+            location: clientRedirect(request.redirectUri, {
+              error: resolved.error,
+              error_description: resolved.description,
+              state: request.state,
+              iss,
+            }),
+          };
+        request = { ...request, credential: resolved.credential };
+      }
       const wallet = request.loginHint ? WALLET_LOGIN_HINT.exec(request.loginHint) : null;
       if (wallet) return completeWalletLogin(ctx, cmd, request, wallet[1]!.toLowerCase());
       return startUpstreamLogin(ctx, cmd.tenantId, request);
@@ -69,8 +88,9 @@ async function startUpstreamLogin(
   }
   const now = ctx.clock.now();
   const id = randomUUID();
-  await ctx.platform.db.withTenant(tenantId, async (sql) =>
-    grantStore.saveLoginTransaction(sql, {
+  const expiresAt = new Date(now.getTime() + ctx.config.loginTransactionTtlSeconds * 1000);
+  await ctx.platform.db.withTenant(tenantId, async (sql) => {
+    await grantStore.saveLoginTransaction(sql, {
       id,
       clientId: request.client.clientId,
       redirectUri: request.redirectUri,
@@ -84,8 +104,10 @@ async function startUpstreamLogin(
       upstreamNonce: start.nonce,
       sealedUpstreamCodeVerifier: await ctx.sealer.sealJson(start.codeVerifier, upstreamVerifierAad(tenantId, id), sql),
       createdAt: now,
-      expiresAt: new Date(now.getTime() + ctx.config.loginTransactionTtlSeconds * 1000),
-    }),
-  );
+      expiresAt,
+    });
+    if (request.credential)
+      await credentialAuthorizationStore.saveForLogin(sql, id, request.credential, now, expiresAt);
+  });
   return { kind: 'redirect', location: start.authorizationUrl };
 }

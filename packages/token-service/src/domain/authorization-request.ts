@@ -4,6 +4,7 @@ import { redirectUriMatches } from './redirect-uri.js';
 import { parseScope, formatScope } from './scopes.js';
 import { S256_CHALLENGE } from './pkce.js';
 import { JWK_THUMBPRINT } from './dpop-binding.js';
+import type { CredentialAuthorization } from '../oid4vci/credential-authorization.js';
 
 /** A validated authorization request (000 §4.4 GET /authorize parameters). */
 export interface AuthorizationRequest {
@@ -16,6 +17,8 @@ export interface AuthorizationRequest {
   codeChallengeMethod: 'S256';
   loginHint: string | null;
   dpopJkt: string | null;
+  /** OpenID4VCI 1.0 §5.1: the issuance session and configurations this request asks to authorize, if any. */
+  credential?: CredentialAuthorization;
 }
 
 export type AuthorizationRequestCheck =
@@ -47,7 +50,8 @@ export function checkAuthorizationRequest(
   params: URLSearchParams,
   tenantId: string,
   clients: ClientRegistry,
-  options: { dpopEnabled: boolean },
+  /** `allowMissingScope`: a credential request (OpenID4VCI 1.0 §5.1) may ask by authorization_details alone. */
+  options: { dpopEnabled: boolean; allowMissingScope?: boolean },
 ): AuthorizationRequestCheck {
   const clientId = params.get('client_id');
   if (!clientId || params.getAll('client_id').length > 1)
@@ -85,8 +89,8 @@ export function checkAuthorizationRequest(
   if (!client.grantTypes.includes('authorization_code'))
     return fail('unauthorized_client', 'The client may not use the authorization code grant.');
   const scopeParam = params.get('scope');
-  if (!scopeParam) return fail('invalid_scope', 'scope is missing.');
-  let scopes = parseScope(scopeParam);
+  if (!scopeParam && !options.allowMissingScope) return fail('invalid_scope', 'scope is missing.');
+  let scopes = scopeParam ? parseScope(scopeParam) : [];
   if (scopes.some((s) => !client.scopes.includes(s)))
     return fail('invalid_scope', 'A requested scope is not allowed for this client.');
   // offline_access without the refresh_token grant is ignored (OIDC Core §11).

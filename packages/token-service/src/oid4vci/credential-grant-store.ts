@@ -96,6 +96,19 @@ export const credentialGrantStore = {
     ]);
   },
 
+  /**
+   * An issuer_state used by the authorization code it led to (single use, §5.1.3): false when it was used already,
+   * has expired or does not exist.
+   */
+  async useIssuerState(sql: Sql, codeHash: string, now: Date): Promise<boolean> {
+    const r = await sql.query(
+      `UPDATE oauth_credential_grants SET redeemed_at = $2
+        WHERE code_hash = $1 AND kind = 'issuer_state' AND redeemed_at IS NULL AND expires_at > $2`,
+      [codeHash, now],
+    );
+    return r.rowCount === 1;
+  },
+
   async markReplayed(sql: Sql, codeHash: string, now: Date): Promise<void> {
     await sql.query('UPDATE oauth_credential_grants SET replayed_at = COALESCE(replayed_at, $2) WHERE code_hash = $1', [
       codeHash,

@@ -8,6 +8,8 @@ import { postForm } from '../support/codes.js';
 export const CREDENTIAL_ISSUER = 'https://issuer.demo.example';
 /** The host of the tenant `beta`, which has no credential issuer. */
 export const BETA_HOST = 'beta.localhost';
+/** The scope a credential configuration publishes (§5.1.2): `diploma` asks for `diploma-vc`. */
+export const CREDENTIAL_SCOPES = { diploma: 'diploma-vc' };
 export const PRE_AUTH_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 /** The development wallet client of the authorization-code flow (a public client, PKCE S256). */
 export const WALLET_CLIENT = 'dev-wallet';
@@ -55,6 +57,7 @@ export async function startOid4vciBed(
   h.ctx.clock = clock;
   (h.ctx as { credentialIssuerFor: (t: string) => string | undefined }).credentialIssuerFor = (tenantId) =>
     tenantId === 'demo' ? CREDENTIAL_ISSUER : undefined;
+  (h.ctx as { credentialScopes: Record<string, string> }).credentialScopes = CREDENTIAL_SCOPES;
   const tokenEndpoint = `${h.issuer}/token`;
   const jwks = createRemoteJWKSet(new URL(`${h.issuer}/.well-known/jwks.json`));
   return {

@@ -15,6 +15,8 @@ import { oauthError, isOAuthErrorCode } from '../../domain/oauth-error.js';
 import { formParams, NO_STORE } from '../form.js';
 import { presentedAccessToken } from '../access-token.js';
 import { exchangePreAuthorizedCode } from '../../commands/exchange-pre-authorized-code.js';
+import { exchangeCredentialAuthorizationCode } from '../../commands/exchange-credential-authorization-code.js';
+import { CREDENTIAL_CODE_PREFIX } from '../../oid4vci/credential-authorization.js';
 import { PRE_AUTHORIZED_CODE_GRANT, presentsClientCredentials } from '../../oid4vci/pre-authorized-client.js';
 
 /** The request headers @openid4vc/oauth2 reads when it parses a token request. */
@@ -67,6 +69,7 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
   const revoke = revokeToken(ctx);
   const userinfo = getUserinfo(ctx);
   const preAuthorized = exchangePreAuthorizedCode(ctx);
+  const credentialCode = exchangeCredentialAuthorizationCode(ctx);
   const run = ctx.platform.commands;
   // Limited per address and per authenticated client by the guard below, never per claimed client id alone.
   const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: false as const };
@@ -155,6 +158,17 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
     const allowPublic =
       grant.grantType === 'authorization_code' || (grant.grantType === 'refresh_token' && dpopProof !== undefined);
     const { client, cmd } = await authenticated(request, form, allowPublic);
+    if (grant.grantType === 'authorization_code' && grant.code.startsWith(CREDENTIAL_CODE_PREFIX)) {
+      // OpenID4VCI 1.0 §6.1: a code of a credential request, exchanged for the credential endpoint's token.
+      const { response } = await run.execute(credentialCode, cmd, {
+        client,
+        code: grant.code,
+        redirectUri: form.redirect_uri,
+        codeVerifier: form.code_verifier,
+        dpopProof,
+      });
+      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
+    }
     const tokens =
       grant.grantType === 'authorization_code'
         ? await run.execute(exchange, cmd, {
