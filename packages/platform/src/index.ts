@@ -15,4 +15,5 @@ export * from './bootstrap.js';
 export * from './upstream/index.js';
 export * from './net/index.js';
 export * from './outbound/index.js';
+export * from './event-forwarding/index.js';
 export * from './tenant-export/index.js';

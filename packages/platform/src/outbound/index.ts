@@ -2,7 +2,7 @@ export * from './signature.js';
 export * from './domain/delivery.js';
 export * from './domain/options.js';
 export * from './domain/retry.js';
-export { enqueue } from './storage/outbox-store.js';
+export { enqueue, insertOwnedDeliveries, type OwnedDelivery } from './storage/outbox-store.js';
 export * from './outbound-service.js';
 export * from './http/webhook-routes.js';
 export { DestinationRefused } from './transport/destination-url.js';

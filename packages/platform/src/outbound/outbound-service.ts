@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors/index.js';
 import { JsonSealer, rowAad } from '../keys/json-sealer.js';
 import type { Platform } from '../platform.js';
-import type { Delivery, DeliveryStatus, Destination } from './domain/delivery.js';
+import type { Delivery, DeliveryStatus, Destination, DestinationProtocol } from './domain/delivery.js';
 import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domain/options.js';
 import { afterFailure } from './domain/retry.js';
 import { OutboundMetrics } from './outbound-metrics.js';
@@ -21,6 +21,7 @@ import {
 } from './storage/outbox-store.js';
 import { assertPublicDestination, DestinationRefused } from './transport/destination-url.js';
 import { postWebhook } from './transport/post-webhook.js';
+import { SET_ERROR_BODY_BYTES, setErrorCode } from './domain/set-push.js';
 
 const TABLE = 'webhook_destinations';
 
@@ -51,7 +52,15 @@ export class OutboundService {
   /** Registers a destination; answers it with its `whsec_` secret, shown this once. */
   async createDestination(
     tenantId: string,
-    input: { url: string; eventTypes?: readonly string[]; enabled?: boolean },
+    input: {
+      url: string;
+      eventTypes?: readonly string[];
+      enabled?: boolean;
+      /** Default `standard-webhooks`. */
+      protocol?: DestinationProtocol;
+      /** A service that writes this destination's deliveries itself (event-forwarding/); `enqueue` skips it. */
+      managedBy?: string;
+    },
   ): Promise<{ destination: Destination; secret: string }> {
     try {
       await assertPublicDestination(input.url, this.options);
@@ -69,6 +78,8 @@ export class OutboundService {
         sealedSecret: await this.sealer.sealJson(secret, rowAad(TABLE, tenantId, id, 'sealed_secret'), sql),
         enabled: input.enabled ?? true,
         eventTypes: [...new Set(input.eventTypes ?? [])],
+        ...(input.protocol ? { protocol: input.protocol } : {}),
+        ...(input.managedBy ? { managedBy: input.managedBy } : {}),
       }),
     );
     return { destination, secret };
@@ -76,6 +87,22 @@ export class OutboundService {
 
   listDestinations(tenantId: string): Promise<Destination[]> {
     return this.platform.db.withTenantSession(tenantId, (sql) => destinations.listDestinations(sql));
+  }
+
+  /** Checks a URL against the destination rules (SSRF) as createDestination does; throws `invalid_request` on `field`. */
+  async assertDestinationUrl(url: string, field = 'url'): Promise<void> {
+    try {
+      await assertPublicDestination(url, this.options);
+    } catch (error) {
+      if (error instanceof DestinationRefused)
+        throw new AppError('invalid_request', `The destination URL is refused: ${error.message}.`, { field });
+      throw error;
+    }
+  }
+
+  /** Wakes this replica's loop at once (new rows were written); a no-op when the loop is not running. */
+  poke(): void {
+    this.wake?.();
   }
 
   async deleteDestination(tenantId: string, id: string): Promise<void> {
@@ -180,7 +207,12 @@ export class OutboundService {
     const secret = await this.secretOf(d);
     const headers = signWebhook(secret, d.id, Math.floor(clock.now().getTime() / 1000), d.body);
     const began = performance.now();
-    const outcome = await postWebhook(d.url, { ...headers }, d.body, { ...this.options });
+    const setPush = d.protocol === 'set-push';
+    const outcome = await postWebhook(d.url, { ...headers }, d.body, {
+      ...this.options,
+      contentType: d.content_type,
+      ...(setPush ? { readErrorBody: { maxBytes: SET_ERROR_BODY_BYTES } } : {}),
+    });
     const latencyMs = Math.round(performance.now() - began);
     const now = clock.now();
     if (outcome.ok) {
@@ -192,16 +224,25 @@ export class OutboundService {
       this.metrics.latency.observe({ outcome: 'delivered' }, latencyMs / 1000);
       return;
     }
-    const next = afterFailure({ attempt: d.attempts, createdAt: new Date(d.created_at), now }, this.options);
+    // A SET receiver that refused the event on purpose (RFC 8935 §2.3: 400 with an `err`) is up: the event is
+    // dead-lettered without a retry, and the circuit counts an answer, not a failure.
+    const errorCode =
+      setPush && outcome.status === 400 && outcome.body !== undefined ? setErrorCode(outcome.body) : undefined;
+    const rejected = errorCode !== undefined;
+    const next = rejected
+      ? ({ status: 'dead' } as const)
+      : afterFailure({ attempt: d.attempts, createdAt: new Date(d.created_at), now }, this.options);
     await db.withPlatform(async (sql) => {
       await markFailed(sql, d, {
         status: next.status,
         nextAttemptAt: next.status === 'failed' ? next.nextAttemptAt : now,
         statusCode: outcome.status,
-        kind: outcome.kind,
+        kind: rejected ? 'rejected' : outcome.kind,
         latencyMs,
+        errorCode: errorCode ?? null,
       });
-      await recordFailure(sql, d.tenant_id, d.destination_id, now, this.options.breakerFailureThreshold);
+      if (rejected) await recordSuccess(sql, d.tenant_id, d.destination_id);
+      else await recordFailure(sql, d.tenant_id, d.destination_id, now, this.options.breakerFailureThreshold);
     });
     this.metrics.deliveries.inc({ outcome: next.status });
     this.metrics.latency.observe({ outcome: 'failed' }, latencyMs / 1000);

@@ -8,6 +8,19 @@ export type CircuitState = 'closed' | 'open' | 'half_open';
 /** Why the last attempt failed; response bodies are never kept. */
 export type FailureKind = 'http_status' | 'timeout' | 'refused' | 'network';
 
+/**
+ * What a delivery records of its last failure: a transport failure, or `rejected`: a SET push receiver refused the
+ * event for good (RFC 8935 §2.3: 400 with an `err` code), so it is dead-lettered without a retry.
+ */
+export type DeliveryFailureKind = FailureKind | 'rejected';
+
+/**
+ * How a destination is spoken to. `standard-webhooks`: any 2xx delivers, anything else is retried.
+ * `set-push`: Security Event Token push (RFC 8935): any 2xx (202 per §2.2) delivers, a 400 with an `err` code is
+ * a permanent rejection (§2.3), anything else is retried.
+ */
+export type DestinationProtocol = 'standard-webhooks' | 'set-push';
+
 export interface Delivery {
   id: string;
   destinationId: string;
@@ -18,7 +31,9 @@ export interface Delivery {
   nextAttemptAt: string | null;
   lastAttemptAt: string | null;
   lastStatusCode: number | null;
-  lastError: FailureKind | null;
+  lastError: DeliveryFailureKind | null;
+  /** The receiver's `err` code of a `rejected` delivery (RFC 8935 §2.4), when it sent one. */
+  lastErrorCode?: string | null;
   deliveredAt: string | null;
 }
 

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/database.js';
-import type { CircuitState, Destination } from '../domain/delivery.js';
+import type { CircuitState, Destination, DestinationProtocol } from '../domain/delivery.js';
 
 interface DestinationRow {
   id: string;
@@ -28,12 +28,22 @@ const COLUMNS = `id, url, enabled, event_types, created_at, circuit_state, conse
 /** Destinations of the unit of work's tenant (row-level security applies the tenant). */
 export async function insertDestination(
   sql: Sql,
-  d: { id: string; url: string; sealedSecret: string; enabled: boolean; eventTypes: readonly string[] },
+  d: {
+    id: string;
+    url: string;
+    sealedSecret: string;
+    enabled: boolean;
+    eventTypes: readonly string[];
+    protocol?: DestinationProtocol;
+    /** The service that writes this destination's deliveries itself; `enqueue` then leaves it out. */
+    managedBy?: string;
+  },
 ): Promise<Destination> {
   const { rows } = await sql.query<DestinationRow>(
-    `INSERT INTO webhook_destinations (id, url, sealed_secret, enabled, event_types) VALUES ($1, $2, $3, $4, $5)
+    `INSERT INTO webhook_destinations (id, url, sealed_secret, enabled, event_types, protocol, managed_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
      RETURNING ${COLUMNS}`,
-    [d.id, d.url, d.sealedSecret, d.enabled, d.eventTypes],
+    [d.id, d.url, d.sealedSecret, d.enabled, d.eventTypes, d.protocol ?? 'standard-webhooks', d.managedBy ?? null],
   );
   return toDestination(rows[0]!);
 }
@@ -43,6 +53,12 @@ export async function listDestinations(sql: Sql): Promise<Destination[]> {
     `SELECT ${COLUMNS} FROM webhook_destinations ORDER BY created_at, id`,
   );
   return rows.map(toDestination);
+}
+
+/** Tenant scope: points a destination at another URL (an SSF stream's `endpoint_url` changed). */
+export async function updateDestinationUrl(sql: Sql, id: string, url: string): Promise<boolean> {
+  const { rowCount } = await sql.query(`UPDATE webhook_destinations SET url = $2 WHERE id = $1`, [id, url]);
+  return rowCount > 0;
 }
 
 export async function deleteDestination(sql: Sql, id: string): Promise<boolean> {

@@ -1,5 +1,11 @@
 import type { Sql } from '../../db/database.js';
-import type { Delivery, DeliveryStatus, FailureKind, OutboundEvent } from '../domain/delivery.js';
+import type {
+  Delivery,
+  DeliveryFailureKind,
+  DeliveryStatus,
+  DestinationProtocol,
+  OutboundEvent,
+} from '../domain/delivery.js';
 
 export const MAX_EVENT_BYTES = 256 * 1024;
 
@@ -15,12 +21,59 @@ export async function enqueue(sql: Sql, event: OutboundEvent, now: Date = new Da
   const { rows } = await sql.query<{ id: string }>(
     `INSERT INTO webhook_deliveries (id, destination_id, event_type, body, created_at, next_attempt_at)
      SELECT gen_random_uuid(), d.id, $1, $2, $3, $3 FROM webhook_destinations d
-      WHERE d.enabled AND (cardinality(d.event_types) = 0 OR $1 = ANY (d.event_types))
+      WHERE d.enabled AND d.managed_by IS NULL AND (cardinality(d.event_types) = 0 OR $1 = ANY (d.event_types))
         AND ($4::uuid IS NULL OR d.id = $4::uuid)
      RETURNING id`,
     [event.type, body, now, event.destinationId ?? null],
   );
   return rows.map((r) => r.id);
+}
+
+/** One delivery written by a service that owns its destination (event-forwarding/): its id, bytes and type. */
+export interface OwnedDelivery {
+  id: string;
+  destinationId: string;
+  eventType: string;
+  body: string;
+  contentType: string;
+}
+
+/**
+ * Platform scope, in the caller's unit of work: deliveries to destinations a service manages itself (an SSF
+ * stream, an event forwarder), with ids chosen by the caller. A row whose id exists already is left as it is, so a
+ * writer that repeats itself (a replica that lost a race) never makes a second delivery of the same event.
+ */
+export async function insertOwnedDeliveries(
+  sql: Sql,
+  tenantId: string,
+  deliveries: readonly OwnedDelivery[],
+  now: Date,
+): Promise<number> {
+  if (deliveries.length === 0) return 0;
+  for (const d of deliveries)
+    if (Buffer.byteLength(d.body) > MAX_EVENT_BYTES) throw new RangeError('an outbound event is larger than 256 KiB');
+  const { rowCount } = await sql.query(
+    `INSERT INTO webhook_deliveries (tenant_id, id, destination_id, event_type, body, content_type, created_at,
+                                     next_attempt_at)
+     SELECT $1, d.id, d.destination_id, d.event_type, d.body, d.content_type, $3, $3
+       FROM jsonb_to_recordset($2::text::jsonb) AS d(id uuid, destination_id uuid, event_type text, body text,
+            content_type text)
+     ON CONFLICT (tenant_id, id) DO NOTHING`,
+    [
+      tenantId,
+      JSON.stringify(
+        deliveries.map((d) => ({
+          id: d.id,
+          destination_id: d.destinationId,
+          event_type: d.eventType,
+          body: d.body,
+          content_type: d.contentType,
+        })),
+      ),
+      now,
+    ],
+  );
+  return rowCount;
 }
 
 /** A row claimed for delivery by this replica. */
@@ -32,6 +85,9 @@ export interface ClaimedDelivery {
   body: string;
   attempts: number;
   created_at: Date | string;
+  /** Content-Type of the body (application/json for webhooks). */
+  content_type: string;
+  protocol: DestinationProtocol;
 }
 
 const CLAIM = (where: string, limit: string) => `
@@ -45,8 +101,10 @@ const CLAIM = (where: string, limit: string) => `
      SET status = 'delivering', attempts = w.attempts + 1, last_attempt_at = $1,
          lease_until = $1::timestamptz + $2 * interval '1 millisecond'
     FROM due WHERE w.tenant_id = due.tenant_id AND w.id = due.id
-  RETURNING w.tenant_id, w.id, w.destination_id, w.body, w.attempts, w.created_at,
-    (SELECT url FROM webhook_destinations d WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id) AS url`;
+  RETURNING w.tenant_id, w.id, w.destination_id, w.body, w.attempts, w.created_at, w.content_type,
+    (SELECT url FROM webhook_destinations d WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id) AS url,
+    (SELECT protocol FROM webhook_destinations d WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id)
+      AS protocol`;
 
 /**
  * Platform scope. Claims due rows of closed circuits: `FOR UPDATE SKIP LOCKED` lets replicas claim side by side
@@ -104,13 +162,15 @@ export async function markFailed(
     status: 'failed' | 'dead';
     nextAttemptAt: Date;
     statusCode: number | null;
-    kind: FailureKind;
+    kind: DeliveryFailureKind;
     latencyMs: number;
+    /** The receiver's error code (RFC 8935 `err`) of a rejection. */
+    errorCode?: string | null;
   },
 ): Promise<void> {
   await sql.query(
     `UPDATE webhook_deliveries SET status = $4, next_attempt_at = $5, lease_until = NULL,
-        last_status_code = $6, last_error = $7, last_latency_ms = $8
+        last_status_code = $6, last_error = $7, last_latency_ms = $8, last_error_code = $9
       WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND status = 'delivering'`,
     [
       d.tenant_id,
@@ -121,6 +181,7 @@ export async function markFailed(
       result.statusCode,
       result.kind,
       result.latencyMs,
+      result.errorCode ?? null,
     ],
   );
 }
@@ -150,7 +211,8 @@ interface DeliveryRow {
   next_attempt_at: Date | string;
   last_attempt_at: Date | string | null;
   last_status_code: number | null;
-  last_error: FailureKind | null;
+  last_error: DeliveryFailureKind | null;
+  last_error_code: string | null;
   delivered_at: Date | string | null;
 }
 
@@ -167,6 +229,7 @@ export const toDelivery = (r: DeliveryRow): Delivery => ({
   lastAttemptAt: iso(r.last_attempt_at),
   lastStatusCode: r.last_status_code,
   lastError: r.last_error,
+  lastErrorCode: r.last_error_code,
   deliveredAt: iso(r.delivered_at),
 });
 
@@ -182,7 +245,7 @@ export async function listDeliveries(
 ): Promise<Delivery[]> {
   const { rows } = await sql.query<DeliveryRow>(
     `SELECT id, destination_id, event_type, status, attempts, created_at, next_attempt_at, last_attempt_at,
-            last_status_code, last_error, delivered_at
+            last_status_code, last_error, last_error_code, delivered_at
        FROM webhook_deliveries
       WHERE ($1::uuid IS NULL OR destination_id = $1::uuid) AND ($2::text IS NULL OR status = $2)
         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))

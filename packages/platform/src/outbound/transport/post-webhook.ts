@@ -7,7 +7,7 @@ import { checkDestinationUrl, DestinationRefused, type UrlPolicy } from './desti
 
 export type PostOutcome =
   | { ok: true; status: number; body?: string }
-  | { ok: false; kind: FailureKind; status: number | null; message: string };
+  | { ok: false; kind: FailureKind; status: number | null; message: string; body?: string };
 
 /**
  * `readBody`: keep the response body of a 2xx (up to `maxBytes`, UTF-8), for a synchronous request whose answer
@@ -18,6 +18,13 @@ export interface PostOptions extends UrlPolicy {
   readBody?: { maxBytes: number };
   /** The user agent (default `tessera-webhooks`). */
   userAgent?: string;
+  /** Content-Type of the body (default application/json). */
+  contentType?: string;
+  /**
+   * Keep the first `maxBytes` of a 4xx answer's body (UTF-8) in the failure outcome, for a receiver that explains
+   * a refusal (RFC 8935 §2.3 error responses of SET push); the rest is dropped. Absent: drained and dropped.
+   */
+  readErrorBody?: { maxBytes: number };
 }
 
 /**
@@ -67,7 +74,7 @@ export function postWebhook(
       method: 'POST',
       headers: {
         ...headers,
-        'content-type': 'application/json',
+        'content-type': options.contentType ?? 'application/json',
         'content-length': String(payload.length),
         'user-agent': options.userAgent ?? 'tessera-webhooks',
       },
@@ -90,9 +97,16 @@ export function postWebhook(
       const status = res.statusCode ?? 0;
       const success = status >= 200 && status < 300;
       const limit = success ? options.readBody?.maxBytes : undefined;
+      const errorLimit = !success && status >= 400 && status < 500 ? options.readErrorBody?.maxBytes : undefined;
       const chunks: Buffer[] = [];
       let size = 0;
-      if (limit === undefined) res.resume();
+      if (errorLimit !== undefined)
+        res.on('data', (chunk: Buffer) => {
+          // An error body is only explained, never needed whole: what is past the limit is dropped.
+          if (size < errorLimit) chunks.push(chunk.subarray(0, errorLimit - size));
+          size += chunk.length;
+        });
+      else if (limit === undefined) res.resume();
       else
         res.on('data', (chunk: Buffer) => {
           size += chunk.length;
@@ -109,7 +123,13 @@ export function postWebhook(
         finish(
           success
             ? { ok: true, status, ...(limit === undefined ? {} : { body: Buffer.concat(chunks).toString('utf8') }) }
-            : { ok: false, kind: 'http_status', status, message: `answered ${status}` },
+            : {
+                ok: false,
+                kind: 'http_status',
+                status,
+                message: `answered ${status}`,
+                ...(errorLimit === undefined ? {} : { body: Buffer.concat(chunks).toString('utf8') }),
+              },
         ),
       );
     });
