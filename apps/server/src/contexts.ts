@@ -8,6 +8,7 @@ import {
   type TokenServiceContext,
 } from '@tessera/token-service';
 import { createBridgeServices, bridgeJobs, reconciliationJobs, type BridgeServices } from '@tessera/bridge';
+import { createDesignDisplays, type DesignDisplays } from '@tessera/designs';
 import type { ServerConfig } from './config.js';
 
 /**
@@ -18,6 +19,7 @@ export class Contexts {
   private identityStore: IdentityStore | undefined;
   private tokenService: Promise<TokenServiceContext> | undefined;
   private bridgeServices: BridgeServices | undefined;
+  private designDisplays: DesignDisplays | undefined;
 
   constructor(
     private readonly platform: Platform,
@@ -41,14 +43,22 @@ export class Contexts {
 
   bridge(): BridgeServices {
     if (!this.bridgeServices) {
+      const displays = this.displays();
       this.bridgeServices = createBridgeServices(this.platform, {
         config: this.config.bridge,
         identities: this.identities(),
+        verifierDisplay: (tenantId, clientId) => displays.verifierDisplay(tenantId, clientId),
       });
       for (const job of [...bridgeJobs(this.bridgeServices), ...reconciliationJobs(this.bridgeServices)])
         this.platform.jobs.register(job);
     }
     return this.bridgeServices;
+  }
+
+  /** The design registry's displays, read by the bridge and the issuer when they describe themselves. */
+  displays(): DesignDisplays {
+    this.designDisplays ??= createDesignDisplays(this.platform, this.config.designs);
+    return this.designDisplays;
   }
 
   token(): Promise<TokenServiceContext> {

@@ -6,7 +6,13 @@
 export { BridgeConfigSchema, type BridgeConfig } from './config.js';
 export { bridgeMigrations } from './storage/migrations.js';
 export { registerBridgeRoutes, type BridgeHandle } from './http/register.js';
-export { createBridgeServices, createRequestSigner, type BridgeDeps, type BridgeServices } from './services.js';
+export {
+  createBridgeServices,
+  createRequestSigner,
+  type BridgeDeps,
+  type BridgeServices,
+  type VerifierDisplayLookup,
+} from './services.js';
 export {
   createCertificateRequestCommand,
   CREATE_CERTIFICATE_REQUEST,

@@ -15,7 +15,18 @@ export interface BridgeDeps {
   identities: IdentityStore;
   /** Default: the platform clock. */
   clock?: Clock;
+  /**
+   * The verifier's display from the design registry (issue 17 item 6): `client_name` and `logo_uri` of the request
+   * object's `client_metadata`, from the verifier design bound to the client id. Absent: no display is sent.
+   */
+  verifierDisplay?: VerifierDisplayLookup | undefined;
 }
+
+/** A verifier design's display for a client id, or null when none is bound. */
+export type VerifierDisplayLookup = (
+  tenantId: string,
+  clientId: string,
+) => Promise<{ clientName: string; logoUri?: string } | null>;
 
 /** The bridge's services, built once per app (or shared by several apps of one process). */
 export interface BridgeServices {
@@ -32,6 +43,8 @@ export interface BridgeServices {
   serviceClaim: string;
   /** 000 §2.3: `urn:<vendor>:oid4vp:vp`. */
   acr: string;
+  /** The verifier's display for its client id (cached briefly: a session per login must not read the registry). */
+  verifierDisplay: VerifierDisplayLookup;
 }
 
 export function createBridgeServices(platform: Platform, deps: BridgeDeps): BridgeServices {
@@ -55,6 +68,29 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
     queries: resolveQueries(config, serviceClaim, { development: platform.config.profile === 'development' }),
     serviceClaim,
     acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
+    verifierDisplay: cachedVerifierDisplay(deps.verifierDisplay, clock),
+  };
+}
+
+/** How long a verifier display is reused: a renamed verifier shows in new sessions within this time. */
+const VERIFIER_DISPLAY_TTL_MS = 30_000;
+
+function cachedVerifierDisplay(lookup: VerifierDisplayLookup | undefined, clock: Clock): VerifierDisplayLookup {
+  if (!lookup) return () => Promise.resolve(null);
+  const cache = new Map<string, { at: number; value: ReturnType<VerifierDisplayLookup> }>();
+  return (tenantId, clientId) => {
+    const key = `${tenantId}\u0000${clientId}`;
+    const now = clock.now().getTime();
+    const hit = cache.get(key);
+    if (hit && now - hit.at < VERIFIER_DISPLAY_TTL_MS) return hit.value;
+    // A failed lookup is not kept, and never fails the session: the request goes out without a display.
+    const value = lookup(tenantId, clientId).catch(() => {
+      cache.delete(key);
+      return null;
+    });
+    if (cache.size > 1000) cache.clear();
+    cache.set(key, { at: now, value });
+    return value;
   };
 }
 

@@ -8,3 +8,5 @@ export { registerDesignsRoutes, createDesignsServices, type DesignsDeps } from '
 export { designsMigrations } from './storage/migrations.js';
 export type { DesignRecord, RenderVariant } from './domain/records.js';
 export { credentialDesignsExporter } from './export/designs-exporter.js';
+/** For the issuer's metadata and the bridge's request object: displays from bound designs (issue 17 item 6). */
+export { createDesignDisplays, type DesignDisplays, type OpenId4VciDisplay } from './display/design-displays.js';

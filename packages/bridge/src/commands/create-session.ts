@@ -53,6 +53,7 @@ export const createSession = (services: BridgeServices) =>
       const responseKey = config.responseMode === 'direct_post.jwt' ? await generateResponseKey() : null;
       const nonce = randomBytes(32).toString('base64url');
       const state = randomBytes(16).toString('base64url');
+      const display = await services.verifierDisplay(ctx.tenantId, (await signer.current()).clientId);
       const { jwt: requestObject, identity } = await signer.sign(
         (signer) =>
           buildRequestObject({
@@ -68,6 +69,7 @@ export const createSession = (services: BridgeServices) =>
             signingAlgorithms: ADVERTISED_ALGORITHMS,
             issuedAt: now,
             expiresAt,
+            display,
           }),
         REQUEST_OBJECT_TYP,
       );

@@ -29,6 +29,8 @@ export interface RequestObjectInput {
   signingAlgorithms: readonly string[];
   issuedAt: Date;
   expiresAt: Date;
+  /** The verifier's name and logo for the wallet (RFC 7591 §2 `client_name`, `logo_uri` in `client_metadata`). */
+  display?: { clientName: string; logoUri?: string } | null | undefined;
 }
 
 export function buildRequestObject(input: RequestObjectInput): Record<string, unknown> {
@@ -50,6 +52,12 @@ export function buildRequestObject(input: RequestObjectInput): Record<string, un
     state: input.state,
     dcql_query: input.dcqlQuery,
     client_metadata: {
+      ...(input.display
+        ? {
+            client_name: input.display.clientName,
+            ...(input.display.logoUri ? { logo_uri: input.display.logoUri } : {}),
+          }
+        : {}),
       vp_formats_supported: {
         'dc+sd-jwt': { 'sd-jwt_alg_values': algs, 'kb-jwt_alg_values': algs },
         jwt_vc_json: { alg_values: algs },
