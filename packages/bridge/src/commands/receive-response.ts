@@ -14,6 +14,7 @@ import {
 import type { PresentationSession } from '../domain/session.js';
 import { fail, type CheckResult } from '../domain/verification/check.js';
 import { decodeJws, isObjectValue } from '../domain/verification/jws.js';
+import { verifierMetrics } from '../observability/verifier-metrics.js';
 import { verifyPresentation } from '../domain/verification/verify-presentation.js';
 import type { BridgeServices } from '../services.js';
 import { replayIndex } from '../storage/replay-index.js';
@@ -69,7 +70,20 @@ export const receiveResponse = (services: BridgeServices) =>
       );
       if (!started) throw invalidRequest('The response endpoint accepts one response per request.');
 
-      const outcome = await verifyResponse(services, ctx.tenantId, started, body);
+      const metrics = verifierMetrics(services.platform.metrics);
+      const verifyStarted = performance.now();
+      let outcome: ResponseOutcome;
+      try {
+        outcome = await verifyResponse(services, ctx.tenantId, started, body);
+      } catch (error) {
+        metrics.observe(started.queryId, 'error', (performance.now() - verifyStarted) / 1000);
+        throw error;
+      }
+      metrics.observe(
+        started.queryId,
+        outcome.ok ? 'verified' : outcome.failure.check === 'wallet_error' ? 'wallet_error' : 'rejected',
+        (performance.now() - verifyStarted) / 1000,
+      );
       if (!outcome.ok) {
         await rejectResponse(services, ctx.tenantId, started, outcome.checks, outcome.failure);
         if (outcome.failure.check === 'wallet_error') return { accepted: true };

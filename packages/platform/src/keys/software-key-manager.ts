@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import type { Database } from '../db/database.js';
 import { systemClock, type Clock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
+import { registeredHistogram } from '../observability/registered-metrics.js';
 import type {
   DecryptedData,
   EncryptedData,
@@ -50,6 +51,8 @@ export interface SoftwareKeyManagerOptions {
  */
 export class SoftwareKeyManager implements KeyManager {
   private readonly metrics: Metrics;
+  /** kms_call_duration_seconds (001 §4.5 "key-management call metrics"): time of each call by operation and result. */
+  private readonly duration: ReturnType<typeof registeredHistogram<'operation' | 'result'>>;
   private readonly signing: SigningKeys;
   private readonly symmetric: SymmetricKeys;
 
@@ -57,6 +60,12 @@ export class SoftwareKeyManager implements KeyManager {
     if (options.masterKey.length !== MASTER_KEY_BYTES)
       throw new Error(`the master key must be ${MASTER_KEY_BYTES} bytes`);
     this.metrics = options.metrics ?? new Metrics({ collectDefault: false });
+    this.duration = registeredHistogram(this.metrics, {
+      name: 'kms_call_duration_seconds',
+      help: 'Key-management call duration by operation and result.',
+      labelNames: ['operation', 'result'],
+      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    });
     const shared = {
       db: options.db,
       // A secret KeyObject keeps the raw bytes out of accidental serialisation and logs.
@@ -166,12 +175,15 @@ export class SoftwareKeyManager implements KeyManager {
   }
 
   private async observe<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    const started = performance.now();
     try {
       const value = await fn();
       this.metrics.kmsCalls.inc({ operation, result: 'success' });
+      this.duration.observe({ operation, result: 'success' }, (performance.now() - started) / 1000);
       return value;
     } catch (error) {
       this.metrics.kmsCalls.inc({ operation, result: 'failure' });
+      this.duration.observe({ operation, result: 'failure' }, (performance.now() - started) / 1000);
       throw error;
     }
   }

@@ -4,3 +4,4 @@ export * from './trace-context.js';
 export * from './clock.js';
 export * from './access-log.js';
 export * from './http-metrics.js';
+export * from './registered-metrics.js';
