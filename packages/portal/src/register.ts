@@ -1,6 +1,7 @@
 import type { RoleApp } from '@tessera/platform';
 import { createPortalRuntime } from './flow/runtime.js';
 import { registerAssetRoutes } from './http/asset-routes.js';
+import { registerConfirmAccountRoutes } from './http/confirm-account-routes.js';
 import { pageHandler, sendPage } from './http/page-reply.js';
 import { PAGE_ROUTE, registerSigninRoutes } from './http/signin-routes.js';
 import { registerVerificationRoutes } from './http/verification-routes.js';
@@ -24,6 +25,7 @@ export async function registerPortalRoutes(app: RoleApp, deps: PortalDeps): Prom
   registerAssetRoutes(app);
   registerSigninRoutes(app, rt);
   await registerVerificationRoutes(app, rt);
+  await registerConfirmAccountRoutes(app, rt);
 
   // Someone who opens the portal by hand learns where a sign-in starts.
   app.get(

@@ -17,13 +17,26 @@ export interface SessionStatusView {
   failureCheck: string | null;
   /** The check of the last response the bridge refused while the session stayed open (bridge `lastRejection`). */
   lastRejectionCheck: string | null;
+  /** At MATCH_CONFIRMATION_REQUIRED: the candidates (bridge README "Match confirmation"), else []. */
+  matchCandidates: MatchCandidate[];
 }
+
+/** One account the holder may confirm: an opaque id and masked values only (bridge `matchCandidates`). */
+export interface MatchCandidate {
+  matchId: string;
+  /** Claim name → masked value. */
+  claims: Record<string, string>;
+  institution: string | null;
+}
+
+/** The bridge's answer to the holder's choice (idv/submit): COMPLETED, or ERROR (declined: IDV next). */
+export type MatchAnswer = { kind: 'answered'; reconciliationStatus: string } | { kind: 'refused' };
 
 /** What the bridge says about a session id: 404 session_not_found, 410 session_expired, 409 invalid_session_state (000 §7). */
 export type Lookup<T> =
   { kind: 'ok'; value: T } | { kind: 'expired' } | { kind: 'not_found' } | { kind: 'invalid_state' };
 
-export type Completion = { kind: 'completed' } | { kind: 'idv_required' };
+export type Completion = { kind: 'completed' } | { kind: 'idv_required' } | { kind: 'confirm_match' };
 
 export interface IdvInitiation {
   authorizationUrl: string;
@@ -96,15 +109,42 @@ export class BridgeClient {
         body.lastRejection && typeof body.lastRejection === 'object'
           ? str((body.lastRejection as Record<string, unknown>).check)
           : null;
-      return { status, idvRequired: body.idvRequired === true, failureCheck: failure, lastRejectionCheck: rejection };
+      return {
+        status,
+        idvRequired: body.idvRequired === true,
+        failureCheck: failure,
+        lastRejectionCheck: rejection,
+        matchCandidates: candidatesOf(body.matchCandidates),
+      };
     });
   }
 
-  /** POST .../complete: 200 known holder, 202 identity verification first (000 §2.3). */
+  /**
+   * POST .../complete: 200 known holder, 202 identity verification first (000 §2.3), or, with the bridge's
+   * `matchConfirmationRequired`, the holder's confirmation of a matching account first.
+   */
   async complete(ctx: CallContext, sessionId: string): Promise<Lookup<Completion>> {
-    return lookup(await this.call(ctx, path(sessionId, '/complete'), { method: 'POST' }), ({ status }) =>
-      status === 200 ? { kind: 'completed' } : { kind: 'idv_required' },
-    );
+    return lookup(await this.call(ctx, path(sessionId, '/complete'), { method: 'POST' }), ({ status, body }) => {
+      if (status === 200) return { kind: 'completed' };
+      return body.matchConfirmationRequired === true ? { kind: 'confirm_match' } : { kind: 'idv_required' };
+    });
+  }
+
+  /**
+   * POST .../idv/submit (000 §4.2) as the answer to a match confirmation: `{confirmed: true, selectedMatchId}` or
+   * `{confirmed: false}`. 400 (an id that is not one of the session's candidates) is `refused`.
+   */
+  async submitMatch(
+    ctx: CallContext,
+    sessionId: string,
+    answer: { confirmed: true; selectedMatchId: string } | { confirmed: false },
+  ): Promise<Lookup<MatchAnswer>> {
+    const res = await this.call(ctx, path(sessionId, '/idv/submit'), { method: 'POST', json: answer });
+    if (res.status === 400) return { kind: 'ok', value: { kind: 'refused' } };
+    return lookup(res, ({ status, body }) => {
+      const reconciliationStatus = str(body.reconciliationStatus);
+      return status === 200 && reconciliationStatus ? { kind: 'answered', reconciliationStatus } : null;
+    });
   }
 
   /** POST .../idv/initiate (000 §4.2): the institutional login the browser is sent to. */
@@ -124,4 +164,22 @@ export class BridgeClient {
         : null;
     });
   }
+}
+
+/** The bridge's candidates, read defensively: anything malformed is left out (it is then simply not offered). */
+function candidatesOf(value: unknown): MatchCandidate[] {
+  if (!Array.isArray(value)) return [];
+  const out: MatchCandidate[] = [];
+  for (const item of value.slice(0, 10)) {
+    if (!item || typeof item !== 'object') continue;
+    const c = item as Record<string, unknown>;
+    const matchId = str(c.matchId);
+    if (!matchId || !/^[\x21-\x7e]{1,128}$/.test(matchId)) continue;
+    const claims: Record<string, string> = {};
+    if (c.claims && typeof c.claims === 'object')
+      for (const [name, masked] of Object.entries(c.claims as Record<string, unknown>))
+        if (typeof masked === 'string') claims[name] = masked;
+    out.push({ matchId, claims, institution: str(c.institution) });
+  }
+  return out;
 }

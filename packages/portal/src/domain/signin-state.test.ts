@@ -11,6 +11,7 @@ describe('the sign-in page follows the session (000 §3.1)', () => {
     ['VERIFIED', 'complete'],
     ['COMPLETED', 'complete'],
     ['IDV_REQUIRED', 'idv'],
+    ['MATCH_CONFIRMATION_REQUIRED', 'confirm'],
     ['EXPIRED', 'expired'],
     ['ERROR', 'failed'],
     ['SOMETHING_NEW', 'failed'],

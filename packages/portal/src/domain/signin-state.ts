@@ -5,7 +5,7 @@ import type { MessageKey } from '../i18n/en.js';
  * moment the portal backend calls complete (flows.md step 5) and learns whether the user goes on to /authorize or to
  * identity verification.
  */
-export type SessionPhase = 'waiting' | 'opened' | 'checking' | 'complete' | 'idv' | 'expired' | 'failed';
+export type SessionPhase = 'waiting' | 'opened' | 'checking' | 'complete' | 'idv' | 'confirm' | 'expired' | 'failed';
 
 export function phaseOf(status: string): SessionPhase {
   switch (status) {
@@ -21,6 +21,8 @@ export function phaseOf(status: string): SessionPhase {
       return 'complete';
     case 'IDV_REQUIRED':
       return 'idv';
+    case 'MATCH_CONFIRMATION_REQUIRED': // bridge README "Match confirmation": the holder picks their account
+      return 'confirm';
     case 'EXPIRED':
       return 'expired';
     default:
@@ -30,7 +32,17 @@ export function phaseOf(status: string): SessionPhase {
 
 /** The state the page's script receives; `final` states stop the polling and offer "start again". */
 export type PageState =
-  'waiting' | 'opened' | 'declined' | 'checking' | 'verified' | 'idv' | 'idv_pending' | 'expired' | 'failed' | 'lost';
+  | 'waiting'
+  | 'opened'
+  | 'declined'
+  | 'checking'
+  | 'verified'
+  | 'idv'
+  | 'confirm'
+  | 'idv_pending'
+  | 'expired'
+  | 'failed'
+  | 'lost';
 
 export const PAGE_MESSAGES: Record<PageState, MessageKey> = {
   waiting: 'statusWaiting',
@@ -39,6 +51,7 @@ export const PAGE_MESSAGES: Record<PageState, MessageKey> = {
   checking: 'statusChecking',
   verified: 'statusVerified',
   idv: 'statusIdvNeeded',
+  confirm: 'statusConfirmNeeded',
   idv_pending: 'statusIdvPending',
   expired: 'statusExpired',
   failed: 'statusFailed',

@@ -14,6 +14,7 @@ export interface StatusAnswer {
 }
 
 export const VERIFY_IDENTITY_PATH = '/signin/verify-identity';
+export const CONFIRM_MATCH_PATH = '/signin/confirm-account';
 
 export const LOST: StatusAnswer = { state: 'lost', final: true };
 export const EXPIRED: StatusAnswer = { state: 'expired', final: true };
@@ -21,7 +22,7 @@ export const EXPIRED: StatusAnswer = { state: 'expired', final: true };
 /**
  * flows.md steps 5-6: once the session is VERIFIED the portal backend calls complete. 200: the browser goes to the
  * token service's /authorize with the relying party's parameters and the wallet login hint. 202: identity
- * verification first (5').
+ * verification first (5'), or the confirmation of a matching account (bridge README "Match confirmation").
  */
 export async function completeSignin(rt: PortalRuntime, ctx: CallContext, tx: LoginTransaction): Promise<StatusAnswer> {
   const done = await rt.bridge.complete(ctx, tx.sessionId);
@@ -29,6 +30,7 @@ export async function completeSignin(rt: PortalRuntime, ctx: CallContext, tx: Lo
   // 409: another request is moving the session right now; the next poll sees where it went.
   if (done.kind === 'invalid_state') return { state: 'checking', final: false };
   if (done.value.kind === 'idv_required') return { state: 'idv', next: VERIFY_IDENTITY_PATH, final: false };
+  if (done.value.kind === 'confirm_match') return { state: 'confirm', next: CONFIRM_MATCH_PATH, final: false };
   return {
     state: 'verified',
     next: authorizeUrl(rt.options.tokenServicePublicUrl, tx.params, tx.sessionId),
@@ -62,6 +64,8 @@ export async function readSigninStatus(
       return { state: 'failed', reason: failureMessage(status.value.failureCheck), final: true };
     case 'idv':
       return { state: 'idv', next: VERIFY_IDENTITY_PATH, final: false };
+    case 'confirm':
+      return { state: 'confirm', next: CONFIRM_MATCH_PATH, final: false };
     case 'complete':
       return completeSignin(rt, ctx, tx);
   }

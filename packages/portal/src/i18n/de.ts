@@ -24,6 +24,7 @@ export const de: Messages = {
   statusChecking: 'Ihr Nachweis wird geprüft …',
   statusVerified: 'Ihr Nachweis ist bestätigt. Sie werden angemeldet …',
   statusIdvNeeded: 'Ihr Nachweis ist bestätigt. Noch ein Schritt: Bestätigen Sie Ihre Identität.',
+  statusConfirmNeeded: 'Ihr Nachweis ist bestätigt. Noch ein Schritt: Bestätigen Sie, welches Konto Ihres ist.',
   statusExpired: 'Diese Anmeldeanfrage ist abgelaufen. Beginnen Sie neu, um einen neuen QR-Code zu erhalten.',
   statusFailed: 'Die Anmeldung ist nicht gelungen. {reason}',
   statusLost:
@@ -55,6 +56,22 @@ export const de: Messages = {
     'Danach kommen Sie automatisch hierher zurück und die Anmeldung geht weiter. Beim nächsten Mal genügt Ihre Wallet allein.',
   idvButton: 'Weiter zu Ihrer Einrichtung',
   idvCancel: 'Abbrechen und neu beginnen',
+
+  confirmTitle: 'Ist das Ihr Konto?',
+  confirmWhy:
+    'Ihr Nachweis ist gültig und passt zu einem Konto hier, aber Ihre Wallet ist noch nicht damit verknüpft. Prüfen Sie die Angaben unten: Sie sind absichtlich gekürzt.',
+  confirmWhySeveral:
+    'Ihr Nachweis ist gültig und passt zu mehr als einem Konto hier. Wählen Sie Ihr Konto: Die Angaben sind absichtlich gekürzt.',
+  confirmLegend: 'Konten, die zu Ihrem Nachweis passen',
+  confirmAccount: 'Konto {number}',
+  confirmInstitution: 'Konto bei {institution}',
+  confirmClaimServiceId: 'Dienstkennung',
+  confirmClaimEppn: 'Benutzername der Einrichtung',
+  confirmClaimEmail: 'E-Mail',
+  confirmButton: 'Ja, das ist mein Konto',
+  confirmNone: 'Keines davon ist meines: bei meiner Einrichtung bestätigen',
+  confirmRefused: 'Bitte wählen Sie eines der aufgeführten Konten.',
+  confirmGone: 'Diese Anmeldung wartet nicht mehr auf die Wahl eines Kontos.',
 
   callbackTitle: 'Ihre Anmeldung wird abgeschlossen',
   callbackErrorTitle: 'Die Identitätsprüfung ist nicht gelungen',

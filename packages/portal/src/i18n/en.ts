@@ -24,6 +24,7 @@ export const en = {
   statusChecking: 'Checking your credential…',
   statusVerified: 'Your credential is verified. Signing you in…',
   statusIdvNeeded: 'Your credential is verified. One more step: confirm your identity.',
+  statusConfirmNeeded: 'Your credential is verified. One more step: confirm which account is yours.',
   statusExpired: 'This sign-in request has expired. Start again to get a new QR code.',
   statusFailed: 'The sign-in did not succeed. {reason}',
   statusLost:
@@ -52,6 +53,22 @@ export const en = {
   idvStep3: 'You come back here automatically and the sign-in continues. Next time, your wallet alone is enough.',
   idvButton: 'Continue to your institution',
   idvCancel: 'Cancel and start again',
+
+  confirmTitle: 'Is this your account?',
+  confirmWhy:
+    'Your credential is valid and matches an account here, but your wallet is not linked to it yet. Check the details below: they are shortened on purpose.',
+  confirmWhySeveral:
+    'Your credential is valid and matches more than one account here. Choose the one that is yours: the details are shortened on purpose.',
+  confirmLegend: 'Accounts that match your credential',
+  confirmAccount: 'Account {number}',
+  confirmInstitution: 'Account at {institution}',
+  confirmClaimServiceId: 'Service ID',
+  confirmClaimEppn: 'Institution username',
+  confirmClaimEmail: 'E-mail',
+  confirmButton: 'Yes, this is my account',
+  confirmNone: 'None of these is mine: verify at my institution',
+  confirmRefused: 'Please choose one of the accounts listed.',
+  confirmGone: 'This sign-in is no longer waiting for a choice of account.',
 
   callbackTitle: 'Finishing your sign-in',
   callbackErrorTitle: 'Identity verification did not succeed',
