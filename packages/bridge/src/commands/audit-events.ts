@@ -1,3 +1,4 @@
+import type { AuditEventInput } from '@tessera/platform';
 import type { BridgeServices } from '../services.js';
 import type { PresentationSession } from '../domain/session.js';
 
@@ -41,20 +42,23 @@ export async function auditResponseRejected(
   });
 }
 
-export async function auditSessionEvent(
+export type SessionEventType =
+  | 'session_verified'
+  | 'session_completed'
+  | 'binding_created'
+  | 'match_confirmation_required'
+  | 'match_confirmed'
+  | 'match_declined';
+
+/** The event of a session step, to append, or to stage in the step's unit of work (StagedAuditEvents). */
+export function sessionEvent(
   services: BridgeServices,
   tenantId: string,
   session: PresentationSession,
-  type:
-    | 'session_verified'
-    | 'session_completed'
-    | 'binding_created'
-    | 'match_confirmation_required'
-    | 'match_confirmed'
-    | 'match_declined',
+  type: SessionEventType,
   details: Record<string, unknown>,
-): Promise<void> {
-  await services.platform.audit.append({
+): AuditEventInput {
+  return {
     tenantId,
     type,
     result: 'success',
@@ -62,5 +66,15 @@ export async function auditSessionEvent(
     businessIds: { sessionId: session.id },
     details,
     occurredAt: services.clock.now(),
-  });
+  };
+}
+
+export async function auditSessionEvent(
+  services: BridgeServices,
+  tenantId: string,
+  session: PresentationSession,
+  type: SessionEventType,
+  details: Record<string, unknown>,
+): Promise<void> {
+  await services.platform.audit.append(sessionEvent(services, tenantId, session, type, details));
 }

@@ -1,10 +1,10 @@
-import { defineCommand, isAppError } from '@tessera/platform';
+import { defineCommand, isAppError, StagedAuditEvents, type ExecutionContext } from '@tessera/platform';
 import { IDV_STEPS, REASONS, reconcile, type Plan } from '../domain/resolution/plan.js';
 import type { CompletionResult, IdvRequiredResult, PresentationSession } from '../domain/session.js';
 import type { BridgeServices } from '../services.js';
 import { sessionStore } from '../storage/session-store.js';
 import { withSavepoint } from '../storage/savepoint.js';
-import { auditSessionEvent } from './audit-events.js';
+import { auditSessionEvent, sessionEvent } from './audit-events.js';
 import { completionResult, presentedClaimsOf, sealResult, storedResultOf } from './completion.js';
 import { invalidSessionState, sessionExpired } from './errors.js';
 import { matchCandidatesOf } from './match-candidates-of.js';
@@ -19,6 +19,8 @@ import { readSession } from './read-session.js';
  * - RECONCILE_VIA_IDV (or a binding that no longer holds): 202 idvRequired, the session moves to IDV_REQUIRED.
  * - CONFIRM_ATTRIBUTE_MATCH (README "Match confirmation"): 202 with `matchConfirmationRequired: true`, the session moves
  *   to MATCH_CONFIRMATION_REQUIRED; the holder's choice arrives through idv/submit.
+ * The completion, its `binding_created` and `session_completed` events and the command's own event commit in one
+ * unit of work (issue 13 §7): a completion is never committed without them, and a failed one changed nothing.
  * Called again: COMPLETED answers 200 with the same result, IDV_REQUIRED and MATCH_CONFIRMATION_REQUIRED 202 again. Before VERIFIED (or
  * after ERROR) 409 invalid_session_state. A VERIFIED or IDV_REQUIRED session is completable until its expiry.
  */
@@ -52,7 +54,7 @@ export const completeSession = (services: BridgeServices) =>
             return { status: 202, body: CONFIRMATION_REQUIRED };
           case 'VERIFIED': {
             if (services.clock.now() >= session.expiresAt) throw sessionExpired();
-            const done = await carryOutPlan(services, ctx.tenantId, session);
+            const done = await carryOutPlan(services, ctx, session);
             if (done) return done;
             continue; // another request moved the session first: answer from its new state
           }
@@ -66,13 +68,15 @@ export const completeSession = (services: BridgeServices) =>
 
 async function carryOutPlan(
   services: BridgeServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   session: PresentationSession,
 ): Promise<CompleteSessionOutput | null> {
+  const { tenantId } = ctx;
   const now = services.clock.now();
   if (session.planType === 'CONFIRM_ATTRIBUTE_MATCH') return askForConfirmation(services, tenantId, session);
   const presented = await presentedClaimsOf(services, tenantId, session);
-  const outcome = await services.platform.db.withTenant(tenantId, async (sql) => {
+  const events = new StagedAuditEvents(services.platform.audit);
+  const outcome = await ctx.unitOfWork(async (sql) => {
     const unit = { tenantId, sql };
     let plan: Plan = {
       type: session.planType!,
@@ -116,19 +120,24 @@ async function carryOutPlan(
       resultSealed: await sealResult(services, tenantId, session.id, result, sql),
       completedAt: now,
     });
-    return moved ? ({ kind: 'completed', moved, result, bound, plan } as const) : null;
+    if (!moved) return null;
+    if (bound)
+      await events.stage(
+        sql,
+        sessionEvent(services, tenantId, moved, 'binding_created', { identityId: result.userId, planType: plan.type }),
+      );
+    await events.stage(
+      sql,
+      sessionEvent(services, tenantId, moved, 'session_completed', {
+        planType: plan.type,
+        claimSource: result.claimSource,
+      }),
+    );
+    return { kind: 'completed', moved, result, bound, plan } as const;
   });
   if (!outcome) return null;
   if (outcome.kind === 'idv') return { status: 202, body: IDV_REQUIRED };
-  if (outcome.bound)
-    await auditSessionEvent(services, tenantId, outcome.moved, 'binding_created', {
-      identityId: outcome.result.userId,
-      planType: outcome.plan.type,
-    });
-  await auditSessionEvent(services, tenantId, outcome.moved, 'session_completed', {
-    planType: outcome.plan.type,
-    claimSource: outcome.result.claimSource,
-  });
+  await events.chain();
   return { status: 200, body: outcome.result };
 }
 

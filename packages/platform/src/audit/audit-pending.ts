@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.js';
-import type { AuditEventInput } from './audit-log.js';
+import type { AuditEventInput, AuditLog } from './audit-log.js';
 import type { HashedEventFields } from './canonical.js';
 
 /**
@@ -47,4 +47,33 @@ export function stageAuditEventsFrom(source: string): string {
     SELECT (s.audit_event->>'eventId')::uuid, s.audit_event, (s.audit_event->>'occurredAt')::timestamptz
       FROM ${source} s WHERE s.audit_event IS NOT NULL
     ON CONFLICT (tenant_id, event_id) DO NOTHING`;
+}
+
+/**
+ * A context's own events (a command with `audit: 'self'`, or events beside the bus's: `session_completed`,
+ * `binding_created`, `gdpr_erasure`…) staged in the unit of work of the change they record, then chained once it has
+ * committed. `chain()` never fails: an event it cannot chain stays staged, durable, for the recovery.
+ */
+export class StagedAuditEvents {
+  private readonly staged: AuditEventInput[] = [];
+
+  constructor(private readonly audit: AuditLog & AuditStaging) {}
+
+  /** Stages the event in `sql`'s unit of work; it commits or rolls back with it. */
+  async stage(sql: Sql, input: AuditEventInput): Promise<void> {
+    const event = this.audit.prepare(input);
+    await stageAuditEvents(sql, [event]);
+    this.staged.push({ ...input, eventId: event.eventId, occurredAt: new Date(event.occurredAt) });
+  }
+
+  /** Once the unit of work has committed: chains the staged events (the rest is the recovery's). */
+  async chain(): Promise<void> {
+    const events = this.staged.splice(0);
+    await Promise.all(events.map((event) => this.audit.append(event, { staged: true }).catch(() => undefined)));
+  }
+
+  /** After a unit of work that rolled back: forgets what it staged. */
+  discard(): void {
+    this.staged.length = 0;
+  }
 }

@@ -1,4 +1,4 @@
-import { isAppError } from '@tessera/platform';
+import { isAppError, StagedAuditEvents } from '@tessera/platform';
 import type { IdentityRecord } from '@tessera/identity';
 import { completeSessionAfterIdv, getVerifiedPresentation } from '../../commands/complete-session-after-idv.js';
 import { SessionStateError } from '../../commands/errors.js';
@@ -6,7 +6,7 @@ import type { IdvFailureReason } from '../domain/failure-reasons.js';
 import { mismatchedClaims, type InstitutionalLogin } from '../domain/institutional-claims.js';
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
-import { auditIdv } from './idv-audit.js';
+import { idvEvent } from './idv-audit.js';
 import { failReconciliation } from './fail-reconciliation.js';
 
 /**
@@ -15,7 +15,8 @@ import { failReconciliation } from './fail-reconciliation.js';
  * presentation (as identity resolution computed it) is bound to it, the presentation session is completed
  * (completeSessionAfterIdv: the completion result sealed on the session, `complete` then answers 200 isNewUser
  * true) and the attempt moves to COMPLETED. Any failure rolls the whole unit back ("nothing half-built") and ends
- * the attempt in ERROR with its reason:
+ * the attempt in ERROR with its reason. Its `binding_created` and `idv_completed` events are staged in that unit of
+ * work, so the completion never commits without them (issue 13 §7). The reasons:
  * - the wallet credential's identifying claims disagree with the institution's (`idv.claimsMatch`) →
  *   `claims_mismatch` (issue 14 §1);
  * - the institutional identity already bound to a different wallet holder, or the holder key already bound to
@@ -48,6 +49,7 @@ export async function finishReconciliation(
 ): Promise<FinishOutcome> {
   const services = idv.bridge;
   let done: { identityId: string; identityCreated: boolean; walletBindingCreated: boolean };
+  const events = new StagedAuditEvents(services.platform.audit);
   try {
     done = await services.platform.db.withTenant(tenantId, async (sql) => {
       const unit = { tenantId, sql };
@@ -98,7 +100,25 @@ export async function finishReconciliation(
         outcomeSealed: null,
       });
       if (!moved) throw new AttemptMoved();
-      return { identityId: identity.internalIdentityId, identityCreated, walletBindingCreated };
+      const identityId = identity.internalIdentityId;
+      if (walletBindingCreated)
+        await events.stage(
+          sql,
+          idvEvent(idv, tenantId, attempt, 'binding_created', {
+            identityId,
+            planType: 'RECONCILE_VIA_IDV',
+            bindings: identityCreated ? ['wallet', 'federation'] : ['wallet'],
+          }),
+        );
+      await events.stage(
+        sql,
+        idvEvent(idv, tenantId, attempt, 'idv_completed', {
+          identityId,
+          identityCreated,
+          claimSource: 'IDV_RECONCILIATION',
+        }),
+      );
+      return { identityId, identityCreated, walletBindingCreated };
     });
   } catch (error) {
     if (error instanceof AttemptMoved) {
@@ -118,17 +138,7 @@ export async function finishReconciliation(
     await failReconciliation(idv, tenantId, attempt.id, reason);
     return { ok: false, reason };
   }
-  if (done.walletBindingCreated)
-    await auditIdv(idv, tenantId, attempt, 'binding_created', {
-      identityId: done.identityId,
-      planType: 'RECONCILE_VIA_IDV',
-      bindings: done.identityCreated ? ['wallet', 'federation'] : ['wallet'],
-    });
-  await auditIdv(idv, tenantId, attempt, 'idv_completed', {
-    identityId: done.identityId,
-    identityCreated: done.identityCreated,
-    claimSource: 'IDV_RECONCILIATION',
-  });
+  await events.chain();
   return { ok: true, ...done };
 }
 

@@ -1,3 +1,4 @@
+import type { AuditEventInput } from '@tessera/platform';
 import type { IdvFailureReason } from '../domain/failure-reasons.js';
 import type { IdvServices } from '../idv-services.js';
 
@@ -12,14 +13,15 @@ export interface AuditedAttempt {
   correlationId: string;
 }
 
-export async function auditIdv(
+/** An IDV event, to append, or to stage in the unit of work of the step it records (StagedAuditEvents). */
+export function idvEvent(
   idv: IdvServices,
   tenantId: string,
   attempt: AuditedAttempt,
   type: 'idv_initiated' | 'idv_completed' | 'binding_created',
   details: Record<string, unknown>,
-): Promise<void> {
-  await idv.bridge.platform.audit.append({
+): AuditEventInput {
+  return {
     tenantId,
     type,
     result: 'success',
@@ -27,7 +29,17 @@ export async function auditIdv(
     businessIds: { sessionId: attempt.sessionId, reconciliationSessionId: attempt.id },
     details: { providerId: idv.providerId, ...details },
     occurredAt: idv.bridge.clock.now(),
-  });
+  };
+}
+
+export async function auditIdv(
+  idv: IdvServices,
+  tenantId: string,
+  attempt: AuditedAttempt,
+  type: 'idv_initiated' | 'idv_completed' | 'binding_created',
+  details: Record<string, unknown>,
+): Promise<void> {
+  await idv.bridge.platform.audit.append(idvEvent(idv, tenantId, attempt, type, details));
 }
 
 /** An attempt that ended in ERROR: `session_failed` with the check `idv` and the reason code (README). */

@@ -1,4 +1,4 @@
-import { defineCommand } from '@tessera/platform';
+import { defineCommand, StagedAuditEvents } from '@tessera/platform';
 import { RECONCILIATION_SCOPES } from '../config.js';
 import type { Projection } from '../domain/projection.js';
 import type { ReconciliationServices } from '../services.js';
@@ -20,7 +20,8 @@ export interface ErasureCounts {
  * work: auxiliary data of every category, the bridge sessions resolved to it, its token families at the token
  * service (revoked, refresh tokens and codes deleted, subject and claims cleared), then the identity store's
  * erase (identity match records, HMAC index rows, wallet and federation bindings). Idempotent: 204 again and again.
- * Audited as `gdpr_erasure` with the client id, the identity id and the time, nothing personal (000 §4.3, §6).
+ * Audited as `gdpr_erasure` with the client id, the identity id and the time, nothing personal (000 §4.3, §6); the
+ * event is staged in the erasure's unit of work, so that an erasure is never committed without it (issue 13 §7).
  */
 export const eraseIdentity = (s: ReconciliationServices) =>
   defineCommand<{ projection: Projection; internalIdentityId: string }, ErasureCounts>({
@@ -30,6 +31,7 @@ export const eraseIdentity = (s: ReconciliationServices) =>
     audit: 'self',
     async run(ctx, { projection, internalIdentityId }) {
       const now = s.clock.now();
+      const events = new StagedAuditEvents(s.platform.audit);
       const counts = await s.platform.db.withTenant(ctx.tenantId, async (sql): Promise<ErasureCounts> => {
         const unit = { tenantId: ctx.tenantId, sql };
         const existed = (await s.identities.get(unit, internalIdentityId)) !== null;
@@ -37,20 +39,28 @@ export const eraseIdentity = (s: ReconciliationServices) =>
         const sessions = await erasureStore.deleteResolvedSessions(sql, internalIdentityId);
         const tokens = await erasureStore.revokeTokenFamilies(sql, internalIdentityId, now);
         await s.identities.erase(unit, internalIdentityId);
-        return { existed, auxiliaryRecords, sessions, tokenGrants: tokens.grants, refreshTokens: tokens.refreshTokens };
+        const erased = {
+          existed,
+          auxiliaryRecords,
+          sessions,
+          tokenGrants: tokens.grants,
+          refreshTokens: tokens.refreshTokens,
+        };
+        await events.stage(sql, {
+          tenantId: ctx.tenantId,
+          type: 'gdpr_erasure',
+          commandId: ERASE_IDENTITY,
+          principalId: ctx.principal?.id ?? null,
+          result: 'success',
+          correlationId: ctx.correlationId,
+          traceId: ctx.trace?.traceId,
+          businessIds: { internalIdentityId },
+          details: { client_id: projection.clientId, erased_at: now.toISOString(), ...erased },
+          occurredAt: now,
+        });
+        return erased;
       });
-      await s.platform.audit.append({
-        tenantId: ctx.tenantId,
-        type: 'gdpr_erasure',
-        commandId: ERASE_IDENTITY,
-        principalId: ctx.principal?.id ?? null,
-        result: 'success',
-        correlationId: ctx.correlationId,
-        traceId: ctx.trace?.traceId,
-        businessIds: { internalIdentityId },
-        details: { client_id: projection.clientId, erased_at: now.toISOString(), ...counts },
-        occurredAt: now,
-      });
+      await events.chain();
       ctx.log.info({ ...counts }, 'identity erased');
       return counts;
     },
