@@ -6,6 +6,8 @@ import type { Clock, Platform } from '@tessera/platform';
 import type { Oid4vciConfig } from './config.js';
 import type { CredentialGrantsPort, DesignDisplayPort, IssuanceSessionsPort, StatusEntriesPort } from './ports.js';
 import { IssuerKeys } from './credentials/issuer-keys.js';
+import { verifyJwkSignedJwt } from './credentials/proofs.js';
+import { credentialConfigurationMetadata } from './domain/metadata.js';
 
 /** The token service whose access tokens the credential endpoint accepts (contract B): its issuer and key set. */
 export interface AuthorizationServerPort {
@@ -30,6 +32,8 @@ export interface Oid4vciServices extends Oid4vciDeps {
   library: Openid4vciIssuer;
   issuerKeys: IssuerKeys;
   dpopReplay: SqlDpopReplayStore;
+  /** `credential_configurations_supported` without display: what the library parses requests against. */
+  knownConfigurations: Record<string, Record<string, unknown>>;
 }
 
 const hash = (data: Uint8Array, alg: string) =>
@@ -42,10 +46,9 @@ export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oi
     callbacks: {
       hash,
       generateRandom: (n: number) => randomBytes(n),
-      // The library signs nothing here (credentials are signed through the key manager) and verifies proofs with
-      // the callback each call hands it.
+      // The library signs nothing here (credentials are signed through the key manager); it verifies proofs.
       signJwt: () => Promise.reject(new Error('not used')),
-      verifyJwt: () => Promise.reject(new Error('not used')),
+      verifyJwt: verifyJwkSignedJwt,
       fetch,
       clientAuthentication: () => undefined,
     } as never,
@@ -59,6 +62,12 @@ export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oi
     clock: platform.clock,
     library,
     issuerKeys: new IssuerKeys(platform.keys),
+    knownConfigurations: Object.fromEntries(
+      Object.entries(deps.config.credentialConfigurations).map(([id, c]) => [
+        id,
+        credentialConfigurationMetadata(c, null),
+      ]),
+    ),
     dpopReplay: new SqlDpopReplayStore(executor, { table: 'oid4vci_dpop_replay', now: () => platform.clock.now() }),
   };
 }

@@ -30,7 +30,7 @@ describe.each(DATABASE_KINDS)('OpenID4VCI metadata, nonce and offers (%s)', (kin
     expect(m.nonce_endpoint).toBe(`${bed.url}/oid4vci/nonce`);
     expect(m.deferred_credential_endpoint).toBe(`${bed.url}/oid4vci/deferredCredential`);
     expect(m.notification_endpoint).toBe(`${bed.url}/oid4vci/notification`);
-    expect(m.authorization_servers).toEqual(['http://127.0.0.1:2']);
+    expect(m.authorization_servers).toEqual([bed.tokenService]);
     const configs = m.credential_configurations_supported as Record<string, Record<string, unknown>>;
     expect(configs[PID]).toMatchObject({
       format: 'dc+sd-jwt',

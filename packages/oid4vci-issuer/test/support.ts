@@ -6,11 +6,32 @@ import {
   type TestIssuer,
   type TestPlatform,
 } from '@tessera/platform/testing';
-import { identityMigrations } from '@tessera/identity';
-import { tokenServiceMigrations, createCredentialGrants, signingKeyAlias } from '@tessera/token-service';
+import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
+import Value from 'typebox/value';
+import {
+  createCredentialGrants,
+  createTokenService,
+  prepareTokenService,
+  registerTokenServiceRoutes,
+  signingKeyAlias,
+  TokenServiceConfigSchema,
+  tokenServiceMigrations,
+  type TokenServiceConfig,
+} from '@tessera/token-service';
 import { createIssuanceSessions, issuanceMigrations, IssuanceConfigSchema } from '@tessera/issuance';
-import { createStatusEntryAllocator, statusListsMigrations, StatusListsConfigSchema } from '@tessera/status-lists';
-import { Oid4vciConfigSchema, oid4vciMigrations, registerOid4vciRoutes, type Oid4vciConfig } from '../src/index.js';
+import {
+  createStatusEntryAllocator,
+  registerStatusListsRoutes,
+  statusListsMigrations,
+  StatusListsConfigSchema,
+} from '@tessera/status-lists';
+import {
+  credentialIssuerFor,
+  Oid4vciConfigSchema,
+  oid4vciMigrations,
+  registerOid4vciRoutes,
+  type Oid4vciConfig,
+} from '../src/index.js';
 
 export const migrations: Migration[] = [
   ...platformMigrations,
@@ -22,7 +43,6 @@ export const migrations: Migration[] = [
 ];
 
 export const TENANT = 'demo';
-export const STATUS_BASE_URL = 'http://127.0.0.1:1/status';
 export const PID = 'eu.tessera.pid';
 export const VC = 'tessera.employee';
 
@@ -59,6 +79,11 @@ export function testConfig(credentialIssuer: string, over: Record<string, unknow
 
 export interface Bed {
   t: TestPlatform;
+  /** The token service (contracts A and B) on the same platform, listening; its issuer URL. */
+  tokenService: string;
+  tokenConfig: TokenServiceConfig;
+  /** The status-lists role (publication of the lists the credentials point at), listening. */
+  statusLists: string;
   app: RoleApp;
   url: string;
   config: Oid4vciConfig;
@@ -74,7 +99,11 @@ export interface Bed {
  */
 export async function startBed(
   kind: TestDatabaseKind,
-  options: { tokenServiceIssuer?: () => string; config?: Record<string, unknown>; t?: TestPlatform } = {},
+  options: {
+    config?: Record<string, unknown>;
+    t?: TestPlatform;
+    tokenService?: Partial<TokenServiceConfig>;
+  } = {},
 ): Promise<Bed> {
   const issuer = await startTestIssuer();
   const t =
@@ -88,20 +117,48 @@ export async function startBed(
         rateLimit: { enabled: false },
       },
     }));
-  const app = await createRoleApp(t.platform, { role: 'issuance', title: 'Tessera issuance', family: 'design' });
   // The identifier is the listening URL, known once listening: the configuration object is read per request.
   const config = testConfig('http://127.0.0.1:1', options.config);
+
+  // The token service with DPoP and the OpenID4VCI grants, its aud = our credential issuer (contract C).
+  const tokenConfig = Value.Default(TokenServiceConfigSchema, {
+    dpop: { enabled: true },
+    oid4vci: { requireDpop: true },
+    ...options.tokenService,
+  }) as TokenServiceConfig;
+  const tokenApp = await createRoleApp(t.platform, { role: 'token', title: 'Token service', family: 'oauth' });
+  const identities = new PostgresIdentityStore({
+    keys: t.platform.keys,
+    clock: t.platform.clock,
+    serviceClaim: 'service_id',
+  });
+  const tokenCtx = createTokenService(t.platform, tokenConfig, {
+    identities,
+    wallet: null,
+    upstream: null,
+    credentialIssuerFor: credentialIssuerFor(config),
+  });
+  await registerTokenServiceRoutes(tokenApp, tokenCtx);
+  const tokenService = await tokenApp.listen({ host: '127.0.0.1', port: 0 });
+  tokenConfig.issuer = tokenService;
+  await prepareTokenService(tokenCtx);
+
+  const app = await createRoleApp(t.platform, { role: 'issuance', title: 'Tessera issuance', family: 'design' });
   const statusLists = loadConfig(StatusListsConfigSchema, {
     env: {},
-    overrides: { publicBaseUrl: STATUS_BASE_URL, minLength: 16, defaultLength: 1024 },
+    overrides: { minLength: 16, defaultLength: 1024 },
   });
+  const statusApp = await createRoleApp(t.platform, { role: 'status-lists', title: 'Status lists', family: 'oauth' });
+  await registerStatusListsRoutes(statusApp, t.platform, { config: statusLists });
+  const statusUrl = await statusApp.listen({ host: '127.0.0.1', port: 0 });
+  statusLists.publicBaseUrl = statusUrl;
   await registerOid4vciRoutes(app, t.platform, {
     config,
-    grants: createCredentialGrants(t.platform),
+    grants: createCredentialGrants(t.platform, { config: tokenConfig.oid4vci }),
     sessions: createIssuanceSessions(t.platform, loadConfig(IssuanceConfigSchema, { env: {}, overrides: {} })),
     statusEntries: createStatusEntryAllocator(t.platform, statusLists),
     authorizationServer: {
-      issuerFor: () => options.tokenServiceIssuer?.() ?? 'http://127.0.0.1:2',
+      issuerFor: () => tokenService,
       jwks: (tenantId) => t.platform.keys.publishedJwks(signingKeyAlias(tenantId)),
     },
   });
@@ -110,6 +167,9 @@ export async function startBed(
   const sign = (claims: Record<string, unknown>) => issuer.sign(claims, { expiresInSeconds: 3600 });
   return {
     t,
+    tokenService,
+    tokenConfig,
+    statusLists: statusUrl,
     app,
     url,
     config,
@@ -120,6 +180,8 @@ export async function startBed(
     },
     async close() {
       await app.close();
+      await tokenApp.close();
+      await statusApp.close();
       if (!options.t) await t.close();
       await issuer.close();
     },

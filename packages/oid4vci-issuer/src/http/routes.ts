@@ -3,6 +3,10 @@ import { createNonce } from '../commands/create-nonce.js';
 import { createOffer } from '../commands/create-offer.js';
 import { readMetadata } from '../commands/read-metadata.js';
 import { readOffer } from '../commands/read-offer.js';
+import { readJwtVcIssuer } from '../commands/read-jwt-vc-issuer.js';
+import { recordNotification } from '../commands/record-notification.js';
+import { requestCredential, type WalletRequest } from '../commands/request-credential.js';
+import { requestDeferredCredential } from '../commands/request-deferred-credential.js';
 import { offerInvalid } from '../domain/errors.js';
 import { flattenAttributes, PRE_AUTHORIZED_GRANT } from '../domain/offer.js';
 import { boundPrefixes, endpointAt, ROUTES } from '../domain/tenant-endpoint.js';
@@ -21,7 +25,15 @@ export const WALLET = { auth: 'none' as const, family: 'oauth' as const };
  */
 export function registerWalletRoutes(app: RoleApp, s: Oid4vciServices): void {
   const bus = s.platform.commands;
-  const c = { metadata: readMetadata(s), nonce: createNonce(s), offer: readOffer(s) };
+  const c = {
+    metadata: readMetadata(s),
+    jwtVcIssuer: readJwtVcIssuer(s),
+    nonce: createNonce(s),
+    offer: readOffer(s),
+    credential: requestCredential(s),
+    deferred: requestDeferredCredential(s),
+    notification: recordNotification(s),
+  };
   const tags = ['openid4vci'];
   const prefixes = new Set(['', ...boundPrefixes(s.config)]);
   for (const prefix of prefixes) {
@@ -33,6 +45,47 @@ export function registerWalletRoutes(app: RoleApp, s: Oid4vciServices): void {
       return reply
         .header('cache-control', 'public, max-age=60')
         .send(await bus.execute(c.metadata, commandContext(request), { endpoint }));
+    });
+
+    // SD-JWT VC §5: the keys of the credentials whose iss is this credential issuer.
+    app.get(`${ROUTES.jwtVcIssuer}${prefix}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      const endpoint = at(request);
+      return reply
+        .header('cache-control', 'public, max-age=300')
+        .send(await bus.execute(c.jwtVcIssuer, commandContext(request), { endpoint }));
+    });
+
+    const walletRequest = (request: FastifyRequest): WalletRequest => ({
+      endpoint: at(request),
+      authorization: request.headers.authorization,
+      dpop: request.headers.dpop,
+      body: request.body,
+    });
+
+    app.post(`${prefix}${ROUTES.credential}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      const outcome = await bus.execute(c.credential, commandContext(request), walletRequest(request));
+      reply.headers(NO_STORE);
+      // §8.3: 200 with the credentials; §9.1: 202 with a transaction_id while the issuance is deferred.
+      if (outcome.kind === 'deferred')
+        return reply.code(202).send({ transaction_id: outcome.transaction_id, interval: outcome.interval });
+      return reply.send({ credentials: outcome.credentials, notification_id: outcome.notification_id });
+    });
+
+    app.post(`${prefix}${ROUTES.deferred}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      const body = request.body as { transaction_id?: unknown } | null;
+      const outcome = await bus.execute(c.deferred, commandContext(request), walletRequest(request));
+      reply.headers(NO_STORE);
+      // OpenID4VCI 1.0 §9.2: still pending → 202 with the same transaction_id and the interval to wait.
+      if (outcome.kind === 'pending')
+        return reply.code(202).send({ transaction_id: body?.transaction_id, interval: outcome.interval });
+      if (outcome.kind === 'deferred')
+        return reply.code(202).send({ transaction_id: outcome.transaction_id, interval: outcome.interval });
+      return reply.send({ credentials: outcome.credentials, notification_id: outcome.notification_id });
+    });
+
+    app.post(`${prefix}${ROUTES.notification}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+      await bus.execute(c.notification, commandContext(request), walletRequest(request));
+      return reply.code(204).headers(NO_STORE).send();
     });
 
     app.post(`${prefix}${ROUTES.nonce}`, { config: WALLET, schema: { tags } }, async (request, reply) => {

@@ -40,11 +40,10 @@ export const transactionStore = {
       ],
     );
   },
-  /** The open transaction, locked for the unit of work (one deferred request completes it). */
-  async lockOpen(sql: Sql, transactionHash: string, now: Date): Promise<TransactionRow | null> {
+  /** The open (not completed, not expired) transaction. */
+  async findOpen(sql: Sql, transactionHash: string, now: Date): Promise<TransactionRow | null> {
     const r = await sql.query<Row>(
-      `SELECT * FROM oid4vci_transactions WHERE transaction_hash = $1 AND completed_at IS NULL AND expires_at > $2
-       FOR UPDATE`,
+      'SELECT * FROM oid4vci_transactions WHERE transaction_hash = $1 AND completed_at IS NULL AND expires_at > $2',
       [transactionHash, now],
     );
     const row = r.rows[0];
@@ -60,11 +59,13 @@ export const transactionStore = {
       completedAt: null,
     };
   },
-  async complete(sql: Sql, transactionHash: string, now: Date): Promise<void> {
-    await sql.query('UPDATE oid4vci_transactions SET completed_at = $2 WHERE transaction_hash = $1', [
-      transactionHash,
-      now,
-    ]);
+  /** Closes the transaction; true for the one caller that closed it (single use across replicas). */
+  async claim(sql: Sql, transactionHash: string, now: Date): Promise<boolean> {
+    const r = await sql.query(
+      'UPDATE oid4vci_transactions SET completed_at = $2 WHERE transaction_hash = $1 AND completed_at IS NULL',
+      [transactionHash, now],
+    );
+    return r.rowCount === 1;
   },
 };
 

@@ -1,0 +1,48 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { clientAuthenticationAnonymous, type JwtSignerJwk } from '@openid4vc/oauth2';
+import { Openid4vciClient } from '@openid4vc/openid4vci';
+
+/**
+ * A wallet built on the client of @openid4vc/openid4vci (the library's own wallet side, independent of our
+ * issuer code): ES256 keys made here, signing with jose.
+ */
+export interface LibraryWallet {
+  client: Openid4vciClient;
+  /** A fresh ES256 key as the library's jwk signer, with its private key kept for the signing callback. */
+  newSigner(): Promise<JwtSignerJwk>;
+}
+
+export function createLibraryWallet(): LibraryWallet {
+  const privateKeys = new Map<string, CryptoKey>();
+  const thumb = (jwk: JWK) => `${jwk.x}.${jwk.y}`;
+  const client = new Openid4vciClient({
+    callbacks: {
+      hash: (data, alg) =>
+        createHash(alg === 'sha-384' ? 'sha384' : alg === 'sha-512' ? 'sha512' : 'sha256')
+          .update(data)
+          .digest(),
+      generateRandom: (n) => randomBytes(n),
+      fetch,
+      clientAuthentication: clientAuthenticationAnonymous(),
+      signJwt: async (signer, { header, payload }) => {
+        const jwk = (signer as JwtSignerJwk).publicJwk as JWK;
+        const key = privateKeys.get(thumb(jwk));
+        if (!key) throw new Error('unknown wallet key');
+        const jwt = await new SignJWT(payload as Record<string, unknown>)
+          .setProtectedHeader(header as { alg: string })
+          .sign(key);
+        return { jwt, signerJwk: jwk as never };
+      },
+    },
+  });
+  return {
+    client,
+    async newSigner() {
+      const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+      const publicJwk = await exportJWK(publicKey);
+      privateKeys.set(thumb(publicJwk), privateKey as CryptoKey);
+      return { method: 'jwk', alg: 'ES256', publicJwk: publicJwk as never };
+    },
+  };
+}
