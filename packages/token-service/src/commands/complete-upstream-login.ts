@@ -68,7 +68,8 @@ export function completeUpstreamLogin(ctx: TokenServiceContext) {
         throw error;
       }
       const claims = federatedClaims(result.claims, ctx.serviceClaim);
-      const location = await ctx.platform.db.withTenant(cmd.tenantId, async (sql) => {
+      // The identity, the grant, its code and the execution's audit event commit together (issue 13 §7).
+      const location = await cmd.unitOfWork(async (sql) => {
         const unit = { tenantId: cmd.tenantId, sql };
         const assurance = { acr: result.acr ?? ctx.config.upstream.defaultAcr, amr: ['federation'] };
         let identity = await ctx.identities.findByFederationSubject(unit, result.issuer, result.subject);

@@ -1,4 +1,4 @@
-import type { CommandContext } from '@tessera/platform';
+import type { ExecutionContext } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
 import { clientRedirect, type AuthorizationRequest } from '../domain/authorization-request.js';
 import type { AuthorizeOutcome } from './authorize-outcome.js';
@@ -14,7 +14,7 @@ const POLL_MS = 250;
  */
 export async function completeWalletLogin(
   ctx: TokenServiceContext,
-  cmd: CommandContext,
+  cmd: ExecutionContext,
   request: AuthorizationRequest,
   sessionId: string,
 ): Promise<AuthorizeOutcome> {
@@ -36,7 +36,8 @@ export async function completeWalletLogin(
     if (outcome.kind === 'refused') return back('access_denied', 'The wallet session cannot be used for this request.');
     if (outcome.kind === 'redeemed') {
       const r = outcome.result;
-      const location = await ctx.platform.db.withTenant(cmd.tenantId, (sql) =>
+      // The grant, its code and the execution's audit event commit together (issue 13 §7).
+      const location = await cmd.unitOfWork((sql) =>
         issueAuthorizationCode(
           ctx,
           cmd.tenantId,
