@@ -19,6 +19,8 @@ export interface ExchangeCredentialCodeInput {
   code: string;
   redirectUri: string | undefined;
   codeVerifier: string | undefined;
+  /** RFC 8707: the credential issuer, when the wallet names it. */
+  resource?: string | undefined;
   dpopProof: DpopHeader;
 }
 
@@ -49,7 +51,7 @@ export function exchangeCredentialAuthorizationCode(ctx: TokenServiceContext) {
       if (!input.codeVerifier) throw oauthError('invalid_request', 'code_verifier is required (PKCE).');
       if (!CODE_VERIFIER.test(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
-      const audience = credentialAudience(ctx, tenantId);
+      const audience = credentialAudience(ctx, tenantId, input.resource);
       const proofJkt = await ctx.dpop.verifyTokenRequest(tenantId, `${ctx.issuerFor(tenantId)}/token`, input.dpopProof);
       if (!proofJkt && ctx.config.oid4vci.requireDpop)
         throw oauthError('invalid_dpop_proof', 'A DPoP proof is required for this grant.');

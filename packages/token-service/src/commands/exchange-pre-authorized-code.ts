@@ -22,6 +22,8 @@ export interface ExchangePreAuthorizedCodeInput {
   txCode: string | undefined;
   /** The wallet's narrowing of the offered configurations (§6.1), as sent. */
   authorizationDetails: string | undefined;
+  /** RFC 8707: the credential issuer, when the wallet names it. */
+  resource?: string | undefined;
   dpopProof: DpopHeader;
 }
 
@@ -53,7 +55,7 @@ export function exchangePreAuthorizedCode(ctx: TokenServiceContext) {
     }),
     run: async (cmd, input) => {
       const tenantId = cmd.tenantId;
-      const audience = credentialAudience(ctx, tenantId);
+      const audience = credentialAudience(ctx, tenantId, input.resource);
       const dpopJkt = await ctx.dpop.verifyTokenRequest(tenantId, `${ctx.issuerFor(tenantId)}/token`, input.dpopProof);
       if (!dpopJkt && ctx.config.oid4vci.requireDpop)
         throw oauthError('invalid_dpop_proof', 'A DPoP proof is required for this grant.');

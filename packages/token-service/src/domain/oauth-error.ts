@@ -11,6 +11,7 @@ export type OAuthErrorCode =
   | 'unsupported_grant_type'
   | 'invalid_scope'
   | 'invalid_authorization_details'
+  | 'invalid_target'
   | 'unsupported_token_type'
   | 'unsupported_response_type'
   | 'access_denied'
@@ -31,6 +32,7 @@ const INTERNAL: Record<OAuthErrorCode, ErrorCode> = {
   unsupported_grant_type: 'invalid_request',
   invalid_scope: 'invalid_request',
   invalid_authorization_details: 'invalid_request',
+  invalid_target: 'invalid_request',
   unsupported_token_type: 'invalid_request',
   unsupported_response_type: 'invalid_request',
   access_denied: 'policy_denied',

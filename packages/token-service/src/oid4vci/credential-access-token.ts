@@ -27,11 +27,17 @@ export const detailsFor = (configurationIds: readonly string[]): CredentialAutho
     credential_identifiers: [id],
   }));
 
-/** The tenant's credential issuer (contract C), or a refusal naming what is missing (never a fallback, 001 §5). */
-export function credentialAudience(ctx: TokenServiceContext, tenantId: string): string {
+/**
+ * The tenant's credential issuer (contract C), or a refusal naming what is missing (never a fallback, 001 §5). A
+ * `resource` (RFC 8707, which OpenID4VCI wallets send as the credential issuer) must name it: anything else is
+ * `invalid_target` (RFC 8707 §2).
+ */
+export function credentialAudience(ctx: TokenServiceContext, tenantId: string, resource: string | undefined): string {
   const audience = ctx.credentialIssuerFor(tenantId);
   if (!audience)
     throw oauthError('invalid_grant', 'No credential issuer is bound to this tenant (tenant_public_endpoint).');
+  if (resource !== undefined && resource.replace(/\/+$/, '') !== audience)
+    throw oauthError('invalid_target', 'resource is not the credential issuer of this tenant.');
   return audience;
 }
 

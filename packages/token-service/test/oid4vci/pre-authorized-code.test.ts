@@ -228,6 +228,15 @@ describe.each(DATABASE_KINDS)('pre-authorized code grant (%s)', (kind) => {
     expect(await bed.verifyAccessToken(wallet.body.access_token as string)).not.toHaveProperty('client_id');
   });
 
+  it('accepts resource naming the credential issuer (RFC 8707) and refuses any other with invalid_target', async () => {
+    const { code } = await offer();
+    expect(await bed.redeem({ 'pre-authorized_code': code, resource: 'https://elsewhere.example' })).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_target' },
+    });
+    expect((await bed.redeem({ 'pre-authorized_code': code, resource: `${CREDENTIAL_ISSUER}/` })).status).toBe(200);
+  });
+
   it('refuses a malformed request with invalid_request, never a 5xx', async () => {
     expect(await postForm(bed.tokenEndpoint, { grant_type: PRE_AUTH_GRANT })).toMatchObject({
       status: 400,

@@ -17,7 +17,12 @@ import { presentedAccessToken } from '../access-token.js';
 import { exchangePreAuthorizedCode } from '../../commands/exchange-pre-authorized-code.js';
 import { exchangeCredentialAuthorizationCode } from '../../commands/exchange-credential-authorization-code.js';
 import { CREDENTIAL_CODE_PREFIX } from '../../oid4vci/credential-authorization.js';
-import { PRE_AUTHORIZED_CODE_GRANT, presentsClientCredentials } from '../../oid4vci/pre-authorized-client.js';
+import {
+  isCredentialGrant,
+  PRE_AUTHORIZED_CODE_GRANT,
+  presentsClientCredentials,
+  withoutResource,
+} from '../../oid4vci/pre-authorized-client.js';
 
 /** The request headers @openid4vc/oauth2 reads when it parses a token request. */
 const LIBRARY_HEADERS = ['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
@@ -36,7 +41,9 @@ function parseGrant(ctx: TokenServiceContext, tenantId: string, request: Fastify
   try {
     const parsed = ctx.signer.oauth2For(tenantId).parseAccessTokenRequest({
       request: { method: 'POST', url: request.url, headers },
-      accessTokenRequest: form,
+      // RFC 8707 `resource` of an OpenID4VCI grant is the credential issuer, which the grant's command checks against
+      // the tenant's binding (a loopback http issuer in development included); the library would accept https only.
+      accessTokenRequest: isCredentialGrant(form) ? withoutResource(form) : form,
     });
     if (parsed.grant.grantType === 'authorization_code')
       return { grantType: 'authorization_code' as const, code: parsed.grant.code };
@@ -150,6 +157,7 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
         preAuthorizedCode: grant.preAuthorizedCode,
         txCode: grant.txCode,
         authorizationDetails: form.authorization_details,
+        resource: form.resource,
         dpopProof,
       });
       return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
@@ -165,6 +173,7 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
         code: grant.code,
         redirectUri: form.redirect_uri,
         codeVerifier: form.code_verifier,
+        resource: form.resource,
         dpopProof,
       });
       return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
