@@ -366,6 +366,13 @@ describe.each(DATABASE_KINDS)('pipeline sessions (%s)', (kind) => {
         body: { groups: [group('extras', { x: 1 })] },
       });
       expect(during.status).toBe(409);
+      // The refused contribution wrote nothing (its rows go in with the lock; the refusal rolls them back).
+      const written = await bed.superuser(
+        `SELECT count(*)::int AS n FROM issuance_session_attributes a JOIN issuance_sessions s ON s.id = a.session_id
+          WHERE s.correlation_id = $1 AND a.path = 'x'`,
+        [correlation],
+      );
+      expect(written).toEqual([{ n: 0 }]);
       const byReader = await bed.call('POST', `/sessions/${correlation}/approve`, {
         body: { decision: 'APPROVED' },
         token: bed.tokens.readerA,

@@ -3,7 +3,7 @@ import { flattenGroups, type ContributionGroup } from '../domain/contribution.js
 import { sessionNotFound } from '../domain/errors.js';
 import type { IssuanceServices } from '../services.js';
 import { sessionStore } from '../storage/session-store.js';
-import { applyContribution } from './apply-contribution.js';
+import { applyContribution, sealContribution } from './apply-contribution.js';
 import { CONTRIBUTE_ATTRIBUTES } from './ids.js';
 import { sessionSummary, type SessionSummary } from './session-view.js';
 
@@ -41,12 +41,23 @@ export async function runContribution(
   before?: (sql: Sql, now: Date) => Promise<void>,
 ): Promise<ContributeOutput> {
   const now = s.clock.now();
+  // Sealed before the unit of work, in the default mode (re-sealed inside for a session of another mode): the
+  // session row stays locked, and the connection held, only for the statements.
+  const sealed = await sealContribution(s.sealer, tenantId, contribution, 'TENANT_ENVELOPE', now);
   return s.platform.db.withTenant(tenantId, async (sql) => {
     await before?.(sql, now);
-    const session = await sessionStore.getLive(sql, correlationId, now, true);
-    if (!session) throw sessionNotFound();
-    const state = await applyContribution(sql, s.sealer, tenantId, session, contribution, now);
-    await sessionStore.saveState(sql, session.id, state, now);
+    const locked = await sessionStore.lockForContribution(sql, correlationId, now, sealed);
+    if (!locked) throw sessionNotFound();
+    const { session } = locked;
+    // The machine decides after the rows went in with the lock: a refusal throws, and the unit rolls them back.
+    const state = await applyContribution(sql, s.sealer, tenantId, session, contribution, now, {
+      presentRequired: locked.presentRequired,
+      sealed,
+      written: locked.written,
+    });
+    // A contribution that moves nothing (a known contributor, still incomplete) leaves the session row alone.
+    if (JSON.stringify(state) !== JSON.stringify(session.state))
+      await sessionStore.saveState(sql, session.id, state, now);
     return {
       ...sessionSummary(session, state),
       accepted_attributes: contribution.attributes.length,

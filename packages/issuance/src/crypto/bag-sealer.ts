@@ -20,7 +20,7 @@ export class BagSealer {
     return sealer;
   }
 
-  async seal(mode: EncryptionMode, at: BagCell, value: unknown, sql: Sql): Promise<string> {
+  async seal(mode: EncryptionMode, at: BagCell, value: unknown, sql?: Sql): Promise<string> {
     if (mode === 'NONE') return JSON.stringify(value);
     return this.sealer(at.tenantId).sealJson(value, aadOf(at), sql);
   }

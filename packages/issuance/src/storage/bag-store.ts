@@ -32,31 +32,57 @@ interface AttributeRow {
 
 const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 
+/**
+ * The SQL pieces of the two inserts, shared with the contribution's single statement (session-store.ts): rows go as
+ * one JSON recordset parameter, whatever their number.
+ */
+export const ATTRIBUTE_COLUMNS = 'session_id, id, path, value, contributor_id, phase, bundle_id, contributed_at';
+export const ATTRIBUTE_VALUES = 'a.id, a.path, a.value, a.contributor_id, a.phase, a.bundle_id, a.contributed_at';
+export const ATTRIBUTE_RECORD =
+  'a(id uuid, path text, value text, contributor_id text, phase text, bundle_id text, contributed_at timestamptz)';
+export const FIELD_COLUMNS = 'session_id, name, id, value, contributor_id, phase, contributed_at';
+export const FIELD_VALUES = 'f.name, f.id, f.value, f.contributor_id, f.phase, f.contributed_at';
+export const FIELD_RECORD =
+  'f(name text, id uuid, value text, contributor_id text, phase text, contributed_at timestamptz)';
+/** The latest value of a connector field's name wins. */
+export const FIELD_CONFLICT = `ON CONFLICT (tenant_id, session_id, name) DO UPDATE
+         SET id = EXCLUDED.id, value = EXCLUDED.value, contributor_id = EXCLUDED.contributor_id,
+             phase = EXCLUDED.phase, contributed_at = EXCLUDED.contributed_at`;
+
+export const attributeRecordset = (rows: readonly StoredAttribute[]) =>
+  JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      path: r.path,
+      value: r.value,
+      contributor_id: r.contributorId,
+      phase: r.phase,
+      bundle_id: r.bundleId,
+      contributed_at: r.contributedAt.toISOString(),
+    })),
+  );
+
+export const connectorFieldRecordset = (rows: readonly StoredConnectorField[]) =>
+  JSON.stringify(
+    rows.map((r) => ({
+      name: r.name,
+      id: r.id,
+      value: r.value,
+      contributor_id: r.contributorId,
+      phase: r.phase,
+      contributed_at: r.contributedAt.toISOString(),
+    })),
+  );
+
 /** SQL of the attribute bag and the connector fields; runs in the caller's tenant unit of work. */
 export const bagStore = {
   /** One row per attribute, in one statement: concurrent contributions never overwrite each other. */
   async insertAttributes(sql: Sql, sessionId: string, rows: readonly StoredAttribute[]): Promise<void> {
     if (rows.length === 0) return;
     await sql.query(
-      `INSERT INTO issuance_session_attributes
-         (session_id, id, path, value, contributor_id, phase, bundle_id, contributed_at)
-       SELECT $1, a.id, a.path, a.value, a.contributor_id, a.phase, a.bundle_id, a.contributed_at
-         FROM jsonb_to_recordset($2::jsonb)
-           AS a(id uuid, path text, value text, contributor_id text, phase text, bundle_id text, contributed_at timestamptz)`,
-      [
-        sessionId,
-        JSON.stringify(
-          rows.map((r) => ({
-            id: r.id,
-            path: r.path,
-            value: r.value,
-            contributor_id: r.contributorId,
-            phase: r.phase,
-            bundle_id: r.bundleId,
-            contributed_at: r.contributedAt.toISOString(),
-          })),
-        ),
-      ],
+      `INSERT INTO issuance_session_attributes (${ATTRIBUTE_COLUMNS})
+       SELECT $1, ${ATTRIBUTE_VALUES} FROM jsonb_to_recordset($2::jsonb) AS ${ATTRIBUTE_RECORD}`,
+      [sessionId, attributeRecordset(rows)],
     );
   },
 
@@ -64,26 +90,9 @@ export const bagStore = {
   async upsertConnectorFields(sql: Sql, sessionId: string, rows: readonly StoredConnectorField[]): Promise<void> {
     if (rows.length === 0) return;
     await sql.query(
-      `INSERT INTO issuance_session_connector_fields (session_id, name, id, value, contributor_id, phase, contributed_at)
-       SELECT $1, f.name, f.id, f.value, f.contributor_id, f.phase, f.contributed_at
-         FROM jsonb_to_recordset($2::jsonb)
-           AS f(name text, id uuid, value text, contributor_id text, phase text, contributed_at timestamptz)
-       ON CONFLICT (tenant_id, session_id, name) DO UPDATE
-         SET id = EXCLUDED.id, value = EXCLUDED.value, contributor_id = EXCLUDED.contributor_id,
-             phase = EXCLUDED.phase, contributed_at = EXCLUDED.contributed_at`,
-      [
-        sessionId,
-        JSON.stringify(
-          rows.map((r) => ({
-            name: r.name,
-            id: r.id,
-            value: r.value,
-            contributor_id: r.contributorId,
-            phase: r.phase,
-            contributed_at: r.contributedAt.toISOString(),
-          })),
-        ),
-      ],
+      `INSERT INTO issuance_session_connector_fields (${FIELD_COLUMNS})
+       SELECT $1, ${FIELD_VALUES} FROM jsonb_to_recordset($2::jsonb) AS ${FIELD_RECORD} ${FIELD_CONFLICT}`,
+      [sessionId, connectorFieldRecordset(rows)],
     );
   },
 

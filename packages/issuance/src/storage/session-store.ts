@@ -2,6 +2,19 @@ import type { Sql } from '@tessera/platform';
 import type { PipelineConfiguration } from '../domain/pipeline.js';
 import type { SessionState } from '../domain/session-machine.js';
 import type { EncryptionMode } from '../domain/encryption-mode.js';
+import {
+  ATTRIBUTE_COLUMNS,
+  ATTRIBUTE_RECORD,
+  ATTRIBUTE_VALUES,
+  attributeRecordset,
+  connectorFieldRecordset,
+  FIELD_COLUMNS,
+  FIELD_CONFLICT,
+  FIELD_RECORD,
+  FIELD_VALUES,
+  type StoredAttribute,
+  type StoredConnectorField,
+} from './bag-store.js';
 
 /** SQL of the sessions; runs in the caller's tenant unit of work (row-level security). */
 export interface SessionRow {
@@ -86,5 +99,50 @@ export const sessionStore = {
         WHERE id = $1`,
       [id, JSON.stringify(state), state.status, now, failureReason ?? null],
     );
+  },
+
+  /**
+   * A contribution in one round trip: the live session locked, the attribute paths already in its bag that its
+   * claims require (read from the stored pipeline in SQL, before this statement's own rows: one snapshot), and the
+   * sealed rows written when they were sealed for the session's mode (`written`). The caller then moves the state
+   * through the machine; a refusal rolls the unit of work back, rows included.
+   */
+  async lockForContribution(
+    sql: Sql,
+    correlationId: string,
+    now: Date,
+    sealed: { mode: EncryptionMode; attributes: readonly StoredAttribute[]; fields: readonly StoredConnectorField[] },
+  ): Promise<{ session: SessionRow; presentRequired: Set<string>; written: boolean } | null> {
+    const result = await sql.query<Row & { present_required: string[] | string | null }>(
+      `WITH s AS (
+         SELECT ${COLUMNS} FROM issuance_sessions WHERE correlation_id = $1 AND expires_at > $2 FOR UPDATE
+       ), present AS (
+         SELECT ARRAY(SELECT DISTINCT a.path FROM issuance_session_attributes a, s
+                       WHERE a.session_id = s.id
+                         AND a.path IN (SELECT c->>'attributePath'
+                                          FROM jsonb_array_elements(s.pipeline->'claimsBindings') b,
+                                               jsonb_array_elements(b->'claims') c
+                                         WHERE (c->>'required')::boolean)) AS paths
+       ), attributes AS (
+         INSERT INTO issuance_session_attributes (${ATTRIBUTE_COLUMNS})
+         SELECT s.id, ${ATTRIBUTE_VALUES} FROM s, jsonb_to_recordset($4::jsonb) AS ${ATTRIBUTE_RECORD}
+          WHERE s.encryption_mode = $3
+       ), fields AS (
+         INSERT INTO issuance_session_connector_fields (${FIELD_COLUMNS})
+         SELECT s.id, ${FIELD_VALUES} FROM s, jsonb_to_recordset($5::jsonb) AS ${FIELD_RECORD}
+          WHERE s.encryption_mode = $3
+         ${FIELD_CONFLICT}
+       )
+       SELECT s.*, (SELECT paths FROM present) AS present_required FROM s`,
+      [correlationId, now, sealed.mode, attributeRecordset(sealed.attributes), connectorFieldRecordset(sealed.fields)],
+    );
+    const row = result.rows[0];
+    if (!row) return null;
+    const present = row.present_required;
+    return {
+      session: toRow(row),
+      presentRequired: new Set(Array.isArray(present) ? present : []),
+      written: row.encryption_mode === sealed.mode,
+    };
   },
 };
