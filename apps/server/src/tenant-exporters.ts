@@ -7,6 +7,7 @@ import {
 import { verifierQueriesExporter } from '@tessera/bridge';
 import { credentialDesignsExporter } from '@tessera/designs';
 import { issuancePipelinesExporter } from '@tessera/issuance';
+import { documentSigningKeysExporter } from '@tessera/signing';
 import { tokenServiceClientsExporter } from '@tessera/token-service';
 import type { ServerConfig } from './config.js';
 
@@ -20,6 +21,7 @@ export function registerTenantExporters(platform: Platform, config: ServerConfig
   registerTenantExporter(platform, signingKeyAliasesExporter(platform));
   registerTenantExporter(platform, credentialDesignsExporter());
   registerTenantExporter(platform, issuancePipelinesExporter(platform.clock));
+  registerTenantExporter(platform, documentSigningKeysExporter());
   registerTenantExporter(platform, tokenServiceClientsExporter(config.tokenService, config.tenancy.defaultTenant));
   registerTenantExporter(platform, verifierQueriesExporter(config.bridge));
 }

@@ -166,6 +166,12 @@ async function seed(platform: Platform): Promise<void> {
         now,
       ],
     );
+    await sql.query(
+      `INSERT INTO signing_key_entries (kid, provider_id, key_kind, public_key_spki, access_level, subject_id,
+         created_at, updated_at)
+       VALUES ('acme-seal', 'software', 'EC', 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE', 'TENANT', $1, $2, $2)`,
+      [SUBJECT_VALUES[0], now],
+    );
     // Subject data: a grant, an issuance session, an audit event. None of it is configuration.
     await sql.query(
       `INSERT INTO oauth_grants (id, client_id, subject, scope, claims, created_at, expires_at)
@@ -260,7 +266,11 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
       'issuance.pipelines',
       'platform.signing-key-aliases',
       'platform.webhook-destinations',
+      'signing.document-signing-keys',
       'token-service.clients',
+    ]);
+    expect(doc.sections['signing.document-signing-keys']!.data).toEqual([
+      expect.objectContaining({ kid: 'acme-seal', keyKind: 'EC', accessLevel: 'TENANT' }),
     ]);
     const designs = doc.sections['designs.credential-designs']!.data as Record<string, unknown[]>;
     expect(designs.design_records).toHaveLength(1);
@@ -311,12 +321,23 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
       'platform.signing-key-aliases',
       'platform.webhook-destinations',
     ]);
-    expect(report.notImported.map((n) => n.section)).toEqual(['bridge.verifier-queries', 'token-service.clients']);
+    expect(report.notImported.map((n) => n.section)).toEqual([
+      'bridge.verifier-queries',
+      'signing.document-signing-keys',
+      'token-service.clients',
+    ]);
     const destinationId = (doc.sections['platform.webhook-destinations']!.data as { id: string }[])[0]!.id;
     expect(report.issuedSecrets['platform.webhook-destinations']![destinationId]).toMatch(/^whsec_/);
 
     const again = (await get(target, 'acme', admin)).json<TenantExportDocument>();
-    expect(stripKeyMaterial(again)).toEqual(stripKeyMaterial(doc));
+    // Document-signing keys are a reference (their private half stays with the provider): recreated by hand.
+    expect(again.sections['signing.document-signing-keys']!.data).toEqual([]);
+    const configuration = (d: TenantExportDocument) => {
+      const copy = stripKeyMaterial(d);
+      delete copy.sections['signing.document-signing-keys'];
+      return copy;
+    };
+    expect(configuration(again)).toEqual(configuration(doc));
     // Key material never travels: the aliases are the same, the keys are new.
     const kids = (d: TenantExportDocument) =>
       (d.sections['platform.signing-key-aliases']!.data as { publicJwks: { kid: string }[] }[]).map(

@@ -14,3 +14,4 @@ export {
   type DigestAlgorithm,
 } from './domain/algorithms.js';
 export type { SigningServices } from './services.js';
+export { documentSigningKeysExporter } from './export/signing-keys-exporter.js';

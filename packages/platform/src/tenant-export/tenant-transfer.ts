@@ -131,7 +131,10 @@ export class TenantTransfer {
     const present = exporters.filter((e) => doc.sections[e.section] !== undefined);
     for (const e of present.filter((x) => x.origin === 'configuration'))
       report.notImported.push({ section: e.section, reason: 'held in the deployment configuration' });
-    const stored = present.filter((e) => e.origin === 'stored');
+    // A stored section without a write is a reference (e.g. keys whose private half stays with its provider).
+    for (const e of present.filter((x) => x.origin === 'stored' && !x.write && !x.afterCommit))
+      report.notImported.push({ section: e.section, reason: 'reference only: recreate it in the target' });
+    const stored = present.filter((e) => e.origin === 'stored' && (e.write || e.afterCommit));
 
     await this.platform.db.withTenant(tenantId, async (sql) => {
       // Serialises imports into one tenant: the second finds the first's rows and is refused.
@@ -160,6 +163,7 @@ export class TenantTransfer {
     }
     await this.platform.tenants.load();
     report.imported.sort();
+    report.notImported.sort((a, b) => a.section.localeCompare(b.section));
     return report;
   }
 
