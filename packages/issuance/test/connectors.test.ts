@@ -25,12 +25,18 @@ describe.each(DATABASE_KINDS)('pipeline connectors (%s)', (kind) => {
   let bed: IssuanceBed;
   let port: IssuanceSessionsPort;
   const servers: Record<string, TestConnector> = {};
+  let release!: () => void;
+  const hung = new Promise<void>((resolve) => (release = resolve));
   const config: IssuanceConfig = structuredClone(TEST_CONFIG);
 
   beforeAll(async () => {
     servers.registry = await startConnector('registry', answerWith({ given_name: 'Ada', family_name: 'Lovelace' }));
     servers.badges = await startConnector('badges', () => ({ status: 202 }));
     servers.flaky = await startConnector('flaky', () => ({ status: 500 }));
+    // Never answers within its timeout (the test releases it at the end).
+    servers.hang = await startConnector('hang', () => hung.then(() => ({ status: 200 })));
+    // A live server on loopback whose origin is not allowed: the SSRF guard refuses it before any request.
+    servers.private = await startConnector('private', answerWith({ given_name: 'Mallory' }));
     servers.liar = await startConnector('liar', (inv) => ({
       status: 200,
       body: { groups: [{ contributorId: 'registry', phase: inv.body.data.phase, attributes: [] }] },
@@ -40,7 +46,7 @@ describe.each(DATABASE_KINDS)('pipeline connectors (%s)', (kind) => {
       connectorId: c.connectorId,
       url: c.url,
       secret: c.secret,
-      timeoutMs: 5000,
+      timeoutMs: c.connectorId === 'hang' ? 300 : 5000,
     }));
     // A registered connector whose server is gone: every attempt is a network error.
     config.connectors.push({
@@ -54,7 +60,12 @@ describe.each(DATABASE_KINDS)('pipeline connectors (%s)', (kind) => {
       ...config.connectorCalls,
       retryBaseMs: 5,
       retryCapMs: 20,
-      allowPrivateOrigins: [...Object.values(servers).map((c) => c.origin), 'http://127.0.0.1:9'],
+      allowPrivateOrigins: [
+        ...Object.values(servers)
+          .filter((c) => c.connectorId !== 'private')
+          .map((c) => c.origin),
+        'http://127.0.0.1:9',
+      ],
     };
     bed = await startIssuanceBed(kind, config);
     await bed.app.listen({ port: 0, host: '127.0.0.1' });
@@ -62,6 +73,7 @@ describe.each(DATABASE_KINDS)('pipeline connectors (%s)', (kind) => {
     port = createIssuanceSessions(bed.t.platform, config);
   }, 120_000);
   afterAll(async () => {
+    release();
     await port?.settled();
     await bed?.close();
     for (const s of Object.values(servers)) await s.close();
@@ -235,6 +247,34 @@ describe.each(DATABASE_KINDS)('pipeline connectors (%s)', (kind) => {
     const bag = await bed.call('GET', `/sessions/${id}/attributes`, { token: bed.tokens.supportA });
     expect(bag.body.attributes).toEqual([]);
     expect(bag.body.contributors).not.toHaveProperty('registry');
+  });
+
+  it('gives up on a connector past its timeout after the retries, and never calls a private address not allowed', async () => {
+    const id = await start(
+      [
+        { connectorId: 'hang', phase: 'OID4VCI_START', required: false },
+        { connectorId: 'private', phase: 'OID4VCI_START', required: false },
+      ],
+      ['given_name'],
+    );
+    await port.advance('alpha', id, 'OID4VCI_START');
+    await port.settled();
+    const list = await invocations(id);
+    expect(list.find((i) => i.connector_id === 'hang')).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      last_error_kind: 'timeout',
+    });
+    // Refused by the address rules: not retried, nothing sent, nothing contributed.
+    expect(list.find((i) => i.connector_id === 'private')).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      last_error_kind: 'refused',
+    });
+    expect(servers.private!.received).toHaveLength(0);
+    const bag = await bed.call('GET', `/sessions/${id}/attributes`, { token: bed.tokens.supportA });
+    expect(bag.body.attributes).toEqual([]);
+    expect(bag.body.status).toBe('IN_PROGRESS');
   });
 
   it('answers when the wait window passes, and applies a slow synchronous answer when it arrives', async () => {
