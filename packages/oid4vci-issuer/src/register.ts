@@ -1,6 +1,7 @@
 import { getGlobalConfig, setGlobalConfig } from '@openid4vc/utils';
 import { ConfigError, type Platform, type RoleApp } from '@tessera/platform';
 import type { Oid4vciConfig } from './config.js';
+import { registerBackendOfferRoutes } from './http/backend-routes.js';
 import { registerWalletRoutes, registerWebappOfferRoute } from './http/routes.js';
 import { createOid4vciServices, type Oid4vciDeps } from './services.js';
 
@@ -14,6 +15,7 @@ export async function registerOid4vciRoutes(app: RoleApp, platform: Platform, de
   await app.register(async (scope: RoleApp) => {
     registerWalletRoutes(scope, s);
     registerWebappOfferRoute(scope, s);
+    registerBackendOfferRoutes(scope, s);
   });
 }
 

@@ -18,7 +18,14 @@ import {
   tokenServiceMigrations,
   type TokenServiceConfig,
 } from '@tessera/token-service';
-import { createIssuanceSessions, issuanceMigrations, IssuanceConfigSchema } from '@tessera/issuance';
+import {
+  createIssuanceSessions,
+  issuanceMigrations,
+  IssuanceConfigSchema,
+  registerIssuanceRoutes,
+  type IssuanceConfig,
+  type IssuanceSessionsPort,
+} from '@tessera/issuance';
 import {
   createStatusEntryAllocator,
   registerStatusListsRoutes,
@@ -45,6 +52,9 @@ export const migrations: Migration[] = [
 export const TENANT = 'demo';
 export const PID = 'eu.tessera.pid';
 export const VC = 'tessera.employee';
+/** A VC-JWT on the stored pipeline `employment`, whose HR connector answers later (deferred issuance). */
+export const DEFERRED_VC = 'tessera.employee.deferred';
+export const EMPLOYMENT_PIPELINE = 'employment';
 
 /** The issuer's configuration in the tests: an SD-JWT VC with five claims and a VC-JWT, both on inline pipelines. */
 export function testConfig(credentialIssuer: string, over: Record<string, unknown> = {}): Oid4vciConfig {
@@ -71,6 +81,12 @@ export function testConfig(credentialIssuer: string, over: Record<string, unknow
           type: ['EmployeeCredential'],
           claims: [{ path: 'name' }, { path: 'employer' }],
         },
+        [DEFERRED_VC]: {
+          format: 'jwt_vc_json',
+          type: ['EmployeeCredential'],
+          pipelineId: EMPLOYMENT_PIPELINE,
+          claims: [{ path: 'name' }, { path: 'employer' }],
+        },
       },
       ...over,
     },
@@ -84,6 +100,8 @@ export interface Bed {
   tokenConfig: TokenServiceConfig;
   /** The status-lists role (publication of the lists the credentials point at), listening. */
   statusLists: string;
+  sessions: IssuanceSessionsPort;
+  issuanceConfig: IssuanceConfig;
   app: RoleApp;
   url: string;
   config: Oid4vciConfig;
@@ -103,6 +121,8 @@ export async function startBed(
     config?: Record<string, unknown>;
     t?: TestPlatform;
     tokenService?: Partial<TokenServiceConfig>;
+    /** The pipeline's configuration (connectors); its callbackBaseUrl becomes the app's URL. */
+    issuance?: Record<string, unknown>;
   } = {},
 ): Promise<Bed> {
   const issuer = await startTestIssuer();
@@ -152,10 +172,14 @@ export async function startBed(
   await registerStatusListsRoutes(statusApp, t.platform, { config: statusLists });
   const statusUrl = await statusApp.listen({ host: '127.0.0.1', port: 0 });
   statusLists.publicBaseUrl = statusUrl;
+  // The pipeline backend beside the issuer, as on the issuance role (its callbacks, its pipeline API).
+  const issuanceConfig = loadConfig(IssuanceConfigSchema, { env: {}, overrides: options.issuance ?? {} });
+  await registerIssuanceRoutes(app, t.platform, { config: issuanceConfig });
+  const sessions = createIssuanceSessions(t.platform, issuanceConfig);
   await registerOid4vciRoutes(app, t.platform, {
     config,
     grants: createCredentialGrants(t.platform, { config: tokenConfig.oid4vci }),
-    sessions: createIssuanceSessions(t.platform, loadConfig(IssuanceConfigSchema, { env: {}, overrides: {} })),
+    sessions,
     statusEntries: createStatusEntryAllocator(t.platform, statusLists),
     authorizationServer: {
       issuerFor: () => tokenService,
@@ -164,12 +188,15 @@ export async function startBed(
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   config.tenants[TENANT]!.credentialIssuer = url;
+  issuanceConfig.connectorCalls.callbackBaseUrl = url;
   const sign = (claims: Record<string, unknown>) => issuer.sign(claims, { expiresInSeconds: 3600 });
   return {
     t,
     tokenService,
     tokenConfig,
     statusLists: statusUrl,
+    sessions,
+    issuanceConfig,
     app,
     url,
     config,
@@ -179,6 +206,7 @@ export async function startBed(
       reader: await sign({ sub: 'rita', tenant_id: TENANT, roles: [] }),
     },
     async close() {
+      await sessions.settled();
       await app.close();
       await tokenApp.close();
       await statusApp.close();

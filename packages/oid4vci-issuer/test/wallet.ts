@@ -11,6 +11,8 @@ export interface LibraryWallet {
   client: Openid4vciClient;
   /** A fresh ES256 key as the library's jwk signer, with its private key kept for the signing callback. */
   newSigner(): Promise<JwtSignerJwk>;
+  /** A DPoP proof (RFC 9449 §4.2) for a raw request with an access token, signed by one of the wallet's keys. */
+  dpopProof(signer: JwtSignerJwk, method: string, url: string, accessToken: string): Promise<string>;
 }
 
 export function createLibraryWallet(): LibraryWallet {
@@ -38,6 +40,18 @@ export function createLibraryWallet(): LibraryWallet {
   });
   return {
     client,
+    async dpopProof(signer, method, url, accessToken) {
+      const jwk = signer.publicJwk as JWK;
+      return new SignJWT({
+        htm: method,
+        htu: url,
+        iat: Math.floor(Date.now() / 1000),
+        jti: randomBytes(16).toString('base64url'),
+        ath: createHash('sha256').update(accessToken).digest('base64url'),
+      })
+        .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk })
+        .sign(privateKeys.get(thumb(jwk))!);
+    },
     async newSigner() {
       const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
       const publicJwk = await exportJWK(publicKey);
