@@ -6,6 +6,7 @@ import { hashToken } from '../domain/random.js';
 import { createCredentialGrants, type CredentialGrants } from './credential-grants.js';
 import { credentialGrantStore } from './credential-grant-store.js';
 import { txCodeMatches } from './tx-code.js';
+import { purgeCredentialGrants } from './purge-credential-grants.js';
 
 /** Contract A of issue 19: the offer side of the OpenID4VCI grants, stored per tenant under row-level security. */
 describe.each(DATABASE_KINDS)('credential grants (%s)', (kind) => {
@@ -128,6 +129,25 @@ describe.each(DATABASE_KINDS)('credential grants (%s)', (kind) => {
     const input = { correlationId: 'session-x', credentialConfigurationIds: ['pid-sd-jwt'], ...over } as never;
     const error = (await grants.createPreAuthorizedCode('demo', input).catch((e: unknown) => e)) as AppError;
     expect(error).toMatchObject({ code: 'invalid_request', status: 400, field });
+  });
+
+  it('purges a grant a day after it expired, and keeps it until then', async () => {
+    const short = await grants.createPreAuthorizedCode('demo', {
+      correlationId: 'purge-me',
+      credentialConfigurationIds: ['x'],
+      ttlSeconds: 10,
+    });
+    const long = await grants.createPreAuthorizedCode('demo', {
+      correlationId: 'keep-me',
+      credentialConfigurationIds: ['x'],
+      ttlSeconds: 86_400,
+    });
+    const at = (seconds: number) => new Date(t.platform.clock.now().getTime() + seconds * 1000);
+    await t.platform.db.withTenant('demo', (sql) => purgeCredentialGrants(sql, at(3600)));
+    expect(await rowOf('demo', short.preAuthorizedCode)).not.toBeNull();
+    await t.platform.db.withTenant('demo', (sql) => purgeCredentialGrants(sql, at(86_400 + 20)));
+    expect(await rowOf('demo', short.preAuthorizedCode)).toBeNull();
+    expect(await rowOf('demo', long.preAuthorizedCode)).not.toBeNull();
   });
 
   it('records an audit event per creation under the issuer principal, with the session id only', async () => {

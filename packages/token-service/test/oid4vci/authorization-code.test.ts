@@ -284,3 +284,63 @@ describe('credential authorization code flow with DPoP required (HAIP 1.0)', () 
     expect(res).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
   });
 });
+
+describe('credential authorization code flow through a wallet login (login_hint=oid4vp)', () => {
+  let bed: Oid4vciBed;
+  const WALLET_USER = '7b0c7a5e-1111-4222-8333-944444444444';
+  beforeAll(async () => {
+    // The bridge's answer for a completed presentation session (its own tests cover the presentation itself).
+    bed = await startOid4vciBed('pglite', {
+      wallet: {
+        redeem: async () => ({
+          kind: 'redeemed',
+          result: {
+            userId: WALLET_USER,
+            claims: {},
+            acr: 'urn:tessera:oid4vp:vp',
+            amr: ['vp'],
+            authenticatedAt: new Date().toISOString(),
+          },
+        }),
+      },
+    });
+  });
+  afterAll(async () => bed?.close());
+
+  it('carries the issuer_state to the code of the wallet login, whose token names the wallet user', async () => {
+    const { issuerState } = await bed.grants.createIssuerState('demo', {
+      correlationId: 'wallet-login-issuance',
+      credentialConfigurationIds: OFFERED,
+    });
+    const verifier = randomBytes(32).toString('base64url');
+    const url = new URL(`${bed.issuer}/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: WALLET_CLIENT,
+      redirect_uri: WALLET_REDIRECT,
+      code_challenge: challengeOf(verifier),
+      code_challenge_method: 'S256',
+      issuer_state: issuerState,
+      authorization_details: JSON.stringify([detail('diploma-vc')]),
+      login_hint: 'oid4vp:0b4f6a2e-5c3d-4e1f-9a8b-7c6d5e4f3a2b',
+    }))
+      url.searchParams.set(k, v);
+    const res = await fetch(url, { redirect: 'manual' });
+    expect(res.status).toBe(303);
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    expect(code.startsWith('vci.')).toBe(true);
+    const token = await postForm(bed.tokenEndpoint, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: WALLET_REDIRECT,
+      client_id: WALLET_CLIENT,
+    });
+    expect(token.status).toBe(200);
+    expect(await bed.verifyAccessToken(token.body.access_token as string)).toMatchObject({
+      sub: WALLET_USER,
+      issuance_session: 'wallet-login-issuance',
+      authorization_details: [{ ...detail('diploma-vc'), credential_identifiers: ['diploma-vc'] }],
+    });
+  });
+});

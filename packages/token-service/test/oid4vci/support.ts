@@ -1,7 +1,12 @@
 import { ManualClock } from '@tessera/platform';
 import type { TestDatabaseKind } from '@tessera/platform/testing';
 import { decodeJwt, jwtVerify, createRemoteJWKSet, type JWTPayload } from 'jose';
-import { createCredentialGrants, type CredentialGrants, type TokenServiceConfig } from '../../src/index.js';
+import {
+  createCredentialGrants,
+  type CredentialGrants,
+  type TokenServiceConfig,
+  type WalletSessionRedeemer,
+} from '../../src/index.js';
 import { startTokenService, testTokenServiceConfig, type TokenServiceHarness } from '../support/harness.js';
 import { postForm } from '../support/codes.js';
 
@@ -31,7 +36,12 @@ export interface Oid4vciBed extends TokenServiceHarness {
  */
 export async function startOid4vciBed(
   kind: TestDatabaseKind,
-  options: { oid4vci?: Partial<TokenServiceConfig['oid4vci']>; dpop?: boolean; upstream?: boolean } = {},
+  options: {
+    oid4vci?: Partial<TokenServiceConfig['oid4vci']>;
+    dpop?: boolean;
+    upstream?: boolean;
+    wallet?: WalletSessionRedeemer;
+  } = {},
 ): Promise<Oid4vciBed> {
   const base = testTokenServiceConfig();
   const clients = {
@@ -45,6 +55,7 @@ export async function startOid4vciBed(
   const h = await startTokenService({
     kind,
     upstream: options.upstream ?? false,
+    ...(options.wallet ? { wallet: options.wallet } : {}),
     config: {
       clients,
       dpop: { ...base.dpop, enabled: options.dpop ?? true },
