@@ -63,6 +63,21 @@ describe.each(DATABASE_KINDS)('authentication events of the token service (%s)',
     expect(JSON.stringify(refused)).not.toContain('not-a-jwt-proof');
   });
 
+  it('records a refused access token at /userinfo with the subject it claimed, and no event without a token', async () => {
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const forged = `${b64({ alg: 'ES256', typ: 'at+jwt' })}.${b64({ sub: 'spoofed-user', iss: h.issuer })}.c2lnbmF0dXJl`;
+    const refused = await fetch(`${h.issuer}/userinfo`, { headers: { authorization: `Bearer ${forged}` } });
+    expect(refused.status).toBe(401);
+    expect((await fetch(`${h.issuer}/userinfo`)).status).toBe(401);
+    const bearer = (await events('authentication.failed')).filter((e) => e.details.method === 'bearer_token');
+    expect(bearer).toHaveLength(1);
+    expect(bearer[0]).toMatchObject({
+      principalId: 'spoofed-user',
+      details: { reason: 'invalid_token', endpoint: '/userinfo' },
+    });
+    expect(JSON.stringify(bearer)).not.toContain(forged);
+  });
+
   it('summarises successful client authentications in one event per window', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await postForm(

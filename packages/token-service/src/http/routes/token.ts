@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Oauth2ServerErrorResponseError } from '@openid4vc/oauth2';
+import { decodeJwt } from 'jose';
 import { AppError, commandContext, isAppError, recordAuthenticationFailure, type RoleApp } from '@tessera/platform';
 import type { TokenServiceContext } from '../../context.js';
 import { authenticateClient } from '../../clients/authenticate-client.js';
@@ -81,9 +82,28 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
   // Limited per address and per authenticated client by the guard below, never per claimed client id alone.
   const config = { family: 'oauth' as const, auth: 'none' as const, rateLimit: false as const };
   const guard = new ClientAuthenticationGuard(ctx.platform, 'token');
-  // A refused DPoP proof (RFC 9449 §4.3, §7.1) is an authentication event of the request's tenant, rate-limited per
-  // source (issue 15 item 3): the client it claimed, never the proof. A nonce challenge (use_dpop_nonce) is not.
+  // A refused DPoP proof (RFC 9449 §4.3, §7.1) and a refused access token at /userinfo are authentication events of
+  // the request's tenant, rate-limited per source (issue 15 item 3): the client or subject claimed, never the proof
+  // or the token. A nonce challenge (use_dpop_nonce) and a request without any token are not refusals of a credential.
   app.addHook('onError', (request, _reply, error, done) => {
+    const presented =
+      isAppError(error) && error.wireCode === 'invalid_token' && request.state.route === '/userinfo'
+        ? presentedAccessToken(request.headers.authorization, request.body, ctx.dpop.enabled)
+        : null;
+    if (presented) {
+      let subject: string | null = null;
+      try {
+        const sub = decodeJwt(presented.token).sub;
+        subject = typeof sub === 'string' ? sub : null;
+      } catch {
+        subject = null;
+      }
+      recordAuthenticationFailure(ctx.platform, request, {
+        method: 'bearer_token',
+        reason: 'invalid_token',
+        claimedPrincipal: subject,
+      });
+    }
     if (isAppError(error) && error.wireCode === 'invalid_dpop_proof') {
       let claimed: string | undefined;
       try {
