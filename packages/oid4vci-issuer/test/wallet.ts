@@ -13,6 +13,12 @@ export interface LibraryWallet {
   newSigner(): Promise<JwtSignerJwk>;
   /** A DPoP proof (RFC 9449 §4.2) for a raw request with an access token, signed by one of the wallet's keys. */
   dpopProof(signer: JwtSignerJwk, method: string, url: string, accessToken: string): Promise<string>;
+  /** A jwt proof (OpenID4VCI 1.0 Appendix F.1) made by hand, so that tests can spoil any part of it. */
+  proofJwt(
+    signer: JwtSignerJwk,
+    claims: { aud: string; nonce?: string; iat?: number },
+    header?: Record<string, unknown>,
+  ): Promise<string>;
 }
 
 export function createLibraryWallet(): LibraryWallet {
@@ -40,6 +46,12 @@ export function createLibraryWallet(): LibraryWallet {
   });
   return {
     client,
+    async proofJwt(signer, claims, header = {}) {
+      const jwk = signer.publicJwk as JWK;
+      return new SignJWT({ iat: Math.floor(Date.now() / 1000), ...claims })
+        .setProtectedHeader({ typ: 'openid4vci-proof+jwt', alg: 'ES256', jwk, ...header } as { alg: string })
+        .sign(privateKeys.get(thumb(jwk))!);
+    },
     async dpopProof(signer, method, url, accessToken) {
       const jwk = signer.publicJwk as JWK;
       return new SignJWT({
