@@ -55,6 +55,12 @@ export const IssuanceConfigSchema = Type.Object(
         /** Consecutive failed attempts that open a connector's circuit, and how long it stays open. */
         breakerFailureThreshold: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
         breakerCooldownMs: Type.Integer({ minimum: 100, maximum: 3_600_000, default: 30_000 }),
+        /**
+         * How long an invocation stays with the replica that claimed it: one still `invoking` after this (its
+         * replica stopped mid-invocation) is taken over by the next `advance`. Longer than attempts × (timeout +
+         * backoff).
+         */
+        invocationLeaseMs: Type.Integer({ minimum: 1000, maximum: 3_600_000, default: 120_000 }),
         /** Largest synchronous answer read (bytes). */
         responseLimitBytes: Type.Integer({ minimum: 1024, maximum: 4_194_304, default: 262_144 }),
         /** Origins exempt from the SSRF address rules (development and test connectors on loopback). */

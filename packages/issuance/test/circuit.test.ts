@@ -20,8 +20,8 @@ const admin = {
 /**
  * The circuit breaker per connector destination (001 §6): a failing connector's circuit opens after N failed
  * attempts and holds its requests, half-opens after the cool-down for one probe (a failed probe re-opens it, a
- * good one closes it); another connector of the same sessions is not affected. Time is the platform clock's,
- * moved by hand.
+ * good one closes it); another connector of the same sessions is not affected. Also the lease of an invocation
+ * claim. Time is the platform clock's, moved by hand.
  */
 describe.each(DATABASE_KINDS)('connector circuit breaker (%s)', (kind) => {
   let bed: IssuanceBed;
@@ -122,5 +122,34 @@ describe.each(DATABASE_KINDS)('connector circuit breaker (%s)', (kind) => {
     expect(await circuitStates()).toEqual({ brittle: 0, steady: 0 });
     expect((await round()).brittle).toMatchObject({ status: 'contributed' });
     expect(brittle.received).toHaveLength(6);
+  });
+
+  it('takes over an invocation whose replica stopped mid-way once its lease has passed', async () => {
+    const { correlation_id: id } = await port.startSession('alpha', admin, {
+      pipeline_configuration: {
+        pipelineId: unique('pipe'),
+        invocationBindings: [{ connectorId: 'steady', phase: 'OID4VCI_START' }],
+        claimsBindings: [{ credentialConfigurationId: 'pid', claims: [{ attributePath: 'steady_value' }] }],
+      },
+    });
+    // Another replica claimed the binding and stopped before any outcome.
+    await bed.superuser(
+      `INSERT INTO issuance_connector_invocations
+         (tenant_id, id, session_id, connector_id, phase, mode, status, created_at, updated_at)
+       SELECT 'alpha', gen_random_uuid(), s.id, 'steady', 'OID4VCI_START', 'SYNCHRONOUS', 'invoking', $2, $2
+         FROM issuance_sessions s WHERE s.correlation_id = $1`,
+      [id, clock.now()],
+    );
+    const before = steady.received.length;
+    expect((await port.advance('alpha', id, 'OID4VCI_START')).status).toBe('IN_PROGRESS');
+    await port.settled();
+    expect(steady.received).toHaveLength(before);
+    clock.advance(config.connectorCalls.invocationLeaseMs / 1000 + 1);
+    expect((await port.advance('alpha', id, 'OID4VCI_START')).status).toBe('READY');
+    expect(steady.received).toHaveLength(before + 1);
+    const res = await bed.call('GET', `/sessions/${id}/invocations`);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ connector_id: 'steady', status: 'contributed', attempts: 1 }),
+    ]);
   });
 });

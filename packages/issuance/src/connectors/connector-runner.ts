@@ -76,6 +76,7 @@ export class ConnectorRunner {
         awaiting,
         awaiting.map(() => randomUUID()),
         now,
+        new Date(now.getTime() - s.config.connectorCalls.invocationLeaseMs),
       );
       const out: { invocationId: string; binding: InvocationBinding; fields: Record<string, string> }[] = [];
       for (const binding of awaiting) {

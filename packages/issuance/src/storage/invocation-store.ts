@@ -44,7 +44,8 @@ const toDate = (v: Date | string) => (v instanceof Date ? v : new Date(v));
 export const invocationStore = {
   /**
    * Claims the bindings not yet invoked for the session: one row each, `invoking`. Answers the ids of those this
-   * call claimed (a binding another replica claimed first is left to it).
+   * call claimed (a binding another replica claimed first is left to it). A claim still `invoking` since before
+   * `staleBefore` belonged to a replica that stopped mid-invocation: it is taken over (new id, attempts reset).
    */
   async claim(
     sql: Sql,
@@ -52,6 +53,7 @@ export const invocationStore = {
     bindings: readonly InvocationBinding[],
     ids: readonly string[],
     now: Date,
+    staleBefore: Date,
   ): Promise<Map<string, string>> {
     if (bindings.length === 0) return new Map();
     const result = await sql.query<{ id: string; connector_id: string; phase: string }>(
@@ -59,7 +61,10 @@ export const invocationStore = {
          (id, session_id, connector_id, phase, mode, status, created_at, updated_at)
        SELECT i.id, $1, i.connector_id, i.phase, i.mode, 'invoking', $3, $3
          FROM jsonb_to_recordset($2::jsonb) AS i(id uuid, connector_id text, phase text, mode text)
-       ON CONFLICT (tenant_id, session_id, connector_id, phase) DO NOTHING
+       ON CONFLICT (tenant_id, session_id, connector_id, phase) DO UPDATE
+         SET id = EXCLUDED.id, attempts = 0, last_status_code = NULL, last_error_kind = NULL, last_latency_ms = NULL,
+             updated_at = EXCLUDED.updated_at
+         WHERE issuance_connector_invocations.status = 'invoking' AND issuance_connector_invocations.updated_at < $4
        RETURNING id, connector_id, phase`,
       [
         sessionId,
@@ -67,6 +72,7 @@ export const invocationStore = {
           bindings.map((b, i) => ({ id: ids[i], connector_id: b.connectorId, phase: b.phase, mode: b.mode })),
         ),
         now,
+        staleBefore,
       ],
     );
     return new Map(result.rows.map((r) => [`${r.connector_id}\u0000${r.phase}`, r.id]));

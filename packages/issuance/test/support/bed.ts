@@ -32,6 +32,7 @@ export const TEST_CONFIG: IssuanceConfig = {
     retryCapMs: 2000,
     breakerFailureThreshold: 5,
     breakerCooldownMs: 30_000,
+    invocationLeaseMs: 120_000,
     responseLimitBytes: 262_144,
     allowPrivateOrigins: [],
     allowHttp: false,
