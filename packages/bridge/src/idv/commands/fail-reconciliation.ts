@@ -1,9 +1,9 @@
-import type { Sql } from '@tessera/platform';
+import { StagedAuditEvents, type Sql } from '@tessera/platform';
 import { failureMessage, type IdvFailureReason } from '../domain/failure-reasons.js';
 import { reconciliationMove } from '../domain/reconciliation-state.js';
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
-import { auditIdvFailed } from './idv-audit.js';
+import { idvFailedEvent } from './idv-audit.js';
 
 /**
  * 000 §3.2 "any non-terminal → ERROR": the attempt keeps its reason and errorMessage, and loses its sealed material
@@ -18,7 +18,7 @@ export function markFailed(sql: Sql, id: string, reason: IdvFailureReason, at: D
   });
 }
 
-/** markFailed in a unit of work of its own, then the session_failed audit event. */
+/** markFailed in a unit of work of its own, with the session_failed audit event staged in it (issue 13 §7). */
 export async function failReconciliation(
   idv: IdvServices,
   tenantId: string,
@@ -26,8 +26,13 @@ export async function failReconciliation(
   reason: IdvFailureReason,
 ): Promise<Reconciliation | null> {
   const now = idv.bridge.clock.now();
-  const failed = await idv.bridge.platform.db.withTenant(tenantId, (sql) => markFailed(sql, id, reason, now));
-  if (failed) await auditIdvFailed(idv, tenantId, failed, reason);
+  const events = new StagedAuditEvents(idv.bridge.platform.audit);
+  const failed = await idv.bridge.platform.db.withTenant(tenantId, async (sql) => {
+    const moved = await markFailed(sql, id, reason, now);
+    if (moved) await events.stage(sql, idvFailedEvent(idv, tenantId, moved, reason));
+    return moved;
+  });
+  await events.chain();
   return failed;
 }
 

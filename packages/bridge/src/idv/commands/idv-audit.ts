@@ -43,13 +43,13 @@ export async function auditIdv(
 }
 
 /** An attempt that ended in ERROR: `session_failed` with the check `idv` and the reason code (README). */
-export async function auditIdvFailed(
+export function idvFailedEvent(
   idv: IdvServices,
   tenantId: string,
   attempt: AuditedAttempt,
   reason: IdvFailureReason,
-): Promise<void> {
-  await idv.bridge.platform.audit.append({
+): AuditEventInput {
+  return {
     tenantId,
     type: 'session_failed',
     result: 'failure',
@@ -57,5 +57,14 @@ export async function auditIdvFailed(
     businessIds: { sessionId: attempt.sessionId, reconciliationSessionId: attempt.id },
     details: { check: 'idv', reason, providerId: idv.providerId },
     occurredAt: idv.bridge.clock.now(),
-  });
+  };
+}
+
+export async function auditIdvFailed(
+  idv: IdvServices,
+  tenantId: string,
+  attempt: AuditedAttempt,
+  reason: IdvFailureReason,
+): Promise<void> {
+  await idv.bridge.platform.audit.append(idvFailedEvent(idv, tenantId, attempt, reason));
 }

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AppError, defineCommand, isAppError, type Sql } from '@tessera/platform';
+import { AppError, defineCommand, isAppError, StagedAuditEvents, type Sql } from '@tessera/platform';
 import { invalidSessionState, sessionExpired } from '../../commands/errors.js';
 import { readSession } from '../../commands/read-session.js';
 import { OPEN_RECONCILIATION_STATUSES } from '../domain/reconciliation-state.js';
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type NewReconciliation, type Reconciliation } from '../storage/reconciliation-store.js';
-import { auditIdv, auditIdvFailed } from './idv-audit.js';
+import { idvEvent, idvFailedEvent } from './idv-audit.js';
 import { failReconciliation, markFailed, reconciliationAad } from './fail-reconciliation.js';
 
 /**
@@ -54,8 +54,13 @@ export const initiateIdv = (idv: IdvServices) =>
         createdAt: now,
         expiresAt: new Date(now.getTime() + idv.config.stateTtlSeconds * 1000),
       };
-      const superseded = await services.platform.db.withTenant(ctx.tenantId, (sql) => openAttempt(sql, attempt, now));
-      for (const old of superseded) await auditIdvFailed(idv, ctx.tenantId, old, 'superseded');
+      // Each step's events are staged in its unit of work: they commit with it (issue 13 §7).
+      const opened = new StagedAuditEvents(services.platform.audit);
+      await services.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        for (const old of await openAttempt(sql, attempt, now))
+          await opened.stage(sql, idvFailedEvent(idv, ctx.tenantId, old, 'superseded'));
+      });
+      await opened.chain();
 
       const state = await idv.states.encode({
         reconciliationId: attempt.id,
@@ -76,14 +81,21 @@ export const initiateIdv = (idv: IdvServices) =>
         { codeVerifier: start.codeVerifier },
         reconciliationAad(ctx.tenantId, attempt.id, 'pkce'),
       );
-      const redirected = await services.platform.db.withTenant(ctx.tenantId, (sql) =>
-        reconciliationStore.transition(sql, attempt.id, ['CREATED'], 'REDIRECTED', services.clock.now(), {
-          pkceSealed,
-          nonce: start.nonce,
-        }),
-      );
+      const initiated = new StagedAuditEvents(services.platform.audit);
+      const redirected = await services.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        const moved = await reconciliationStore.transition(
+          sql,
+          attempt.id,
+          ['CREATED'],
+          'REDIRECTED',
+          services.clock.now(),
+          { pkceSealed, nonce: start.nonce },
+        );
+        if (moved) await initiated.stage(sql, idvEvent(idv, ctx.tenantId, moved, 'idv_initiated', {}));
+        return moved;
+      });
       if (!redirected) throw invalidSessionState('The identity verification attempt was cancelled while it started.');
-      await auditIdv(idv, ctx.tenantId, redirected, 'idv_initiated', {});
+      await initiated.chain();
       return {
         reconciliationSessionId: attempt.id,
         authorizationUrl: start.authorizationUrl,
