@@ -9,6 +9,8 @@ import type { ServerConfig } from './config.js';
 
 export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
 export const DEV_PORTAL_CLIENT = { clientId: 'tessera-portal', secret: 'tessera-portal-dev-secret' };
+/** The credential configuration of the development profile's issuer (packages/oid4vci-issuer README, Try it). */
+export const DEMO_CREDENTIAL_CONFIGURATION = 'tessera.demo.pid';
 /** The development administrator (client_credentials; the demo tenant's administrator role in its tokens). */
 export const DEV_ADMIN_CLIENT = { clientId: 'tessera-admin', secret: 'tessera-admin-dev-secret' };
 const DEV_FEDERATION_CLIENT = { clientId: 'tessera-federation', secret: 'tessera-federation-dev-secret' };
@@ -124,6 +126,27 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     plan.announcements.push(
       `OpenID4VCI credential issuer of the demo tenant at http://127.0.0.1:${config.server.ports.issuance}`,
     );
+    // HAIP asks DPoP at the credential endpoint; without DPoP at the token service the demo takes bearer tokens.
+    if (!config.tokenService.dpop.enabled) config.oid4vci.dpopRequired = false;
+  }
+  if (Object.keys(config.oid4vci.credentialConfigurations).length === 0) {
+    // A demo SD-JWT VC on an inline pipeline: an offer's credentialDataSupplierInput supplies its claims.
+    config.oid4vci.credentialConfigurations[DEMO_CREDENTIAL_CONFIGURATION] = {
+      format: 'dc+sd-jwt',
+      vct: 'urn:tessera:demo:pid',
+      scope: 'demo_pid',
+      deferrable: false,
+      design: true,
+      validitySeconds: 31_536_000,
+      display: [{ name: 'Tessera demo ID', locale: 'en' }],
+      claims: ['given_name', 'family_name', config.deployment.serviceClaim].map((path) => ({
+        path,
+        mandatory: true,
+        selectivelyDisclosable: true,
+        display: [],
+      })),
+    };
+    plan.announcements.push(`demo credential configuration "${DEMO_CREDENTIAL_CONFIGURATION}" (dc+sd-jwt)`);
   }
   const login = config.bridge.walletLogin;
   if (login.trustedIssuers.length === 0) {

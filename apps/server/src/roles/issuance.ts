@@ -2,6 +2,7 @@ import { createIssuanceSessions, registerIssuanceRoutes } from '@tessera/issuanc
 import { registerOid4vciRoutes } from '@tessera/oid4vci-issuer';
 import { createStatusEntryAllocator } from '@tessera/status-lists';
 import { createCredentialGrants, signingKeyAlias } from '@tessera/token-service';
+import { ConfigError } from '@tessera/platform';
 import type { RoleDefinition } from './role.js';
 
 /**
@@ -19,6 +20,12 @@ export const issuanceRole: RoleDefinition = {
       register: async (app, platform) => {
         await registerIssuanceRoutes(app, platform, { config: config.issuance });
         const tokenService = config.tokenService;
+        // HAIP: DPoP-bound tokens at the credential endpoint need DPoP at the token service.
+        if (config.oid4vci.dpopRequired && Object.keys(config.oid4vci.tenants).length > 0 && !tokenService.dpop.enabled)
+          throw new ConfigError(
+            'oid4vci.dpopRequired',
+            'needs tokenService.dpop.enabled (the token service binds the access tokens), or set it to false',
+          );
         await registerOid4vciRoutes(app, platform, {
           config: config.oid4vci,
           grants: createCredentialGrants(platform, { config: tokenService.oid4vci }),
