@@ -374,6 +374,30 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
     expect(unknownSection.json<{ field: string }>().field).toBe('sections.party.people');
     expect((await post(target, 'acme-three', { ...doc, version: 2 })).statusCode).toBe(400);
     expect((await post(target, 'acme-three', [1, 2])).statusCode).toBe(400);
+    // A document that breaks a rule of a store (a binding to a design it does not hold) or names a blob outside
+    // its key space is a bad document (400), and nothing of it is written.
+    const designsOf = (d: TenantExportDocument) =>
+      d.sections['designs.credential-designs']!.data as Record<string, Record<string, unknown>[]> & {
+        design_blobs: Record<string, string>;
+      };
+    const dangling = structuredClone(doc);
+    dangling.tenant.hostNames = [];
+    designsOf(dangling).design_bindings[0]!.design_id = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+    const broken = await post(target, 'acme-five', dangling);
+    expect(broken.statusCode).toBe(400);
+    const traversal = structuredClone(doc);
+    traversal.tenant.hostNames = [];
+    designsOf(traversal).design_blobs = { '../other-tenant/logo': 'iVBORw==' };
+    const escaped = await post(target, 'acme-five', traversal);
+    expect(escaped.statusCode).toBe(400);
+    expect(escaped.json<{ field: string }>().field).toContain('design_blobs');
+    const badId = structuredClone(doc);
+    badId.tenant.hostNames = [];
+    designsOf(badId).design_records[0]!.id = 'not-a-uuid';
+    expect((await post(target, 'acme-five', badId)).statusCode).toBe(400);
+    const five = (await get(target, 'acme-five', admin)).json<TenantExportDocument>();
+    expect(designsOf(five).design_records).toEqual([]);
+
     const privateUrl = structuredClone(doc);
     privateUrl.tenant.hostNames = [];
     (privateUrl.sections['platform.webhook-destinations']!.data as { url: string }[])[0]!.url = 'https://127.0.0.1/x';

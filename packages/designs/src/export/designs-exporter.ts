@@ -2,7 +2,7 @@ import Type, { type Static, type TSchema } from 'typebox';
 import type { Sql, TenantExporter } from '@tessera/platform';
 import { postgresBlobStore, type BlobStore } from '../storage/blob-store.js';
 
-type Kind = 'text' | 'json' | 'time' | 'bytes' | 'int';
+type Kind = 'text' | 'uuid' | 'key' | 'json' | 'time' | 'bytes' | 'int';
 interface Table {
   name: string;
   order: string;
@@ -20,7 +20,7 @@ const TABLES: readonly Table[] = [
     name: 'design_snapshots',
     order: 'id',
     columns: {
-      id: ['text', false],
+      id: ['uuid', false],
       entity_type: ['text', false],
       source_url: ['text', false],
       source_type: ['text', false],
@@ -37,13 +37,13 @@ const TABLES: readonly Table[] = [
     name: 'design_records',
     order: 'id',
     columns: {
-      id: ['text', false],
+      id: ['uuid', false],
       entity_type: ['text', false],
       alias: ['text', false],
       hosting_mode: ['text', false],
       source_type: ['text', true],
       source_url: ['text', true],
-      snapshot_id: ['text', true],
+      snapshot_id: ['uuid', true],
       document: ['json', false],
       source_document: ['json', true],
       revision: ['int', false],
@@ -58,7 +58,7 @@ const TABLES: readonly Table[] = [
       entity_type: ['text', false],
       binding_key: ['text', false],
       binding_value: ['text', false],
-      design_id: ['text', false],
+      design_id: ['uuid', false],
       position: ['int', false],
     },
   },
@@ -66,8 +66,8 @@ const TABLES: readonly Table[] = [
     name: 'design_render_variants',
     order: 'id',
     columns: {
-      id: ['text', false],
-      design_id: ['text', false],
+      id: ['uuid', false],
+      design_id: ['uuid', false],
       render_target: ['text', false],
       document: ['json', false],
       created_at: ['time', false],
@@ -78,21 +78,25 @@ const TABLES: readonly Table[] = [
     name: 'design_assets',
     order: 'design_id, locale, asset_type',
     columns: {
-      design_id: ['text', false],
+      design_id: ['uuid', false],
       locale: ['text', false],
       asset_type: ['text', false],
       content_type: ['text', false],
       size: ['int', false],
       sha256: ['text', false],
-      blob_key: ['text', false],
+      blob_key: ['key', false],
       created_at: ['time', false],
     },
   },
 ];
 
 const BASE64 = Type.String({ pattern: '^[A-Za-z0-9+/]*={0,2}$', maxLength: 16 * 1024 * 1024 });
+/** A blob key: path segments of safe characters, no `..` (an S3-compatible store uses it in the object key). */
+const BLOB_KEY = Type.String({ maxLength: 512, pattern: '^(?!.*\\.\\.)[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$' });
 const kindSchema: Record<Kind, TSchema> = {
   text: Type.String({ maxLength: 65536 }),
+  uuid: Type.String({ format: 'uuid' }),
+  key: BLOB_KEY,
   json: Type.Record(Type.String(), Type.Unknown()),
   time: Type.String({ format: 'date-time' }),
   bytes: BASE64,
@@ -116,7 +120,7 @@ const Designs = Type.Object(
   {
     ...Object.fromEntries(TABLES.map((t) => [t.name, tableSchema(t)])),
     /** Asset bytes by blob key (base64). */
-    design_blobs: Type.Record(Type.String({ maxLength: 512 }), BASE64),
+    design_blobs: Type.Record(BLOB_KEY, BASE64, { additionalProperties: false }),
   },
   { additionalProperties: false },
 );

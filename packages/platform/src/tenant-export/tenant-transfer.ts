@@ -1,6 +1,6 @@
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
-import { AppError, invalidRequest } from '../errors/index.js';
+import { AppError, invalidRequest, isAppError } from '../errors/index.js';
 import type { Sql } from '../db/database.js';
 import type { Platform } from '../platform.js';
 import { tenantExporters, type SectionImportResult, type TenantExporter, type TenantUnit } from './exporter.js';
@@ -136,7 +136,7 @@ export class TenantTransfer {
       report.notImported.push({ section: e.section, reason: 'reference only: recreate it in the target' });
     const stored = present.filter((e) => e.origin === 'stored' && (e.write || e.afterCommit));
 
-    await this.platform.db.withTenant(tenantId, async (sql) => {
+    await this.writeStored(tenantId, async (sql) => {
       // Serialises imports into one tenant: the second finds the first's rows and is refused.
       const locked = await sql.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
       if (locked.rowCount === 0) throw new AppError('not_found', 'The tenant does not exist.');
@@ -165,6 +165,24 @@ export class TenantTransfer {
     report.imported.sort();
     report.notImported.sort((a, b) => a.section.localeCompare(b.section));
     return report;
+  }
+
+  /**
+   * The import's unit of work. A document that passed the schema may still break a constraint of the tables (a
+   * binding to a design it does not contain, the same id twice, a value a column cannot hold): that is a bad
+   * document, answered 400, not a server error; nothing of it is written.
+   */
+  private async writeStored(tenantId: string, fn: (sql: Sql) => Promise<void>): Promise<void> {
+    try {
+      await this.platform.db.withTenant(tenantId, fn);
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && /^2[23]/.test(code) && !isAppError(error))
+        throw new AppError('invalid_request', 'The document does not fit: a section breaks a rule of its store.', {
+          cause: error,
+        });
+      throw error;
+    }
   }
 
   private async registration(tenantId: string): Promise<TenantRegistration | null> {
