@@ -26,6 +26,20 @@ export const ServerConfigSchema = Type.Object(
     signing: SigningConfigSchema,
     issuance: IssuanceConfigSchema,
     oid4vci: Oid4vciConfigSchema,
+    eventForwarding: Type.Object(
+      {
+        /**
+         * The SSF transmitter as receivers reach it (the token service's internal port): each tenant's issuer is
+         * `<transmitterUrl>/ssf/<tenant>`, its metadata at `/.well-known/ssf-configuration/ssf/<tenant>`.
+         */
+        transmitterUrl: Type.String({ default: 'http://127.0.0.1:8080' }),
+        /** Pause of the forwarding loop after a round that found nothing. */
+        pollIntervalMs: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+        /** Audit events one round writes to the outbox per stream at most. */
+        batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+      },
+      { default: {}, additionalProperties: false },
+    ),
     portal: Type.Object(
       {
         /** Public base URL of the portal (000 §4.2 portal_url). */

@@ -6,6 +6,7 @@ import {
   createRoleApp,
   registerAuditRoutes,
   registerWebhookRoutes,
+  registerForwarderRoutes,
   registerTenantExportRoutes,
   authenticationEvents,
   outboundService,
@@ -20,6 +21,7 @@ import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
 import { assertPublicUrlsSecure } from './public-urls.js';
 import { registerTenantExporters } from './tenant-exporters.js';
+import { forwardingOf } from './event-forwarding.js';
 import {
   applyDevelopmentProfile,
   DEMO_RP,
@@ -61,6 +63,9 @@ async function startManagementListener(platform: Platform, config: ServerConfig,
   registerAuditRoutes(app, platform);
   // Webhook destinations and delivery status (001 §4.5 "webhook delivery status"), beside the audit API.
   registerWebhookRoutes(app, platform);
+  // Generic audit event forwarders to a SIEM (001 §6), beside the webhook API; the SSF transmitter is on the token
+  // service's internal port.
+  registerForwarderRoutes(app, platform, forwardingOf(platform, config));
   // Tenant export and import (001 §4.5), beside the audit API: every context's exporter is registered here.
   registerTenantExporters(platform, config);
   registerTenantExportRoutes(app, platform);
@@ -133,6 +138,10 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       const outbound = outboundService(platform, { allowHttp: config.profile === 'development' });
       outbound.start();
       closers.push(() => outbound.stop());
+      // Audit forwarding to SIEM streams runs in every process too; replicas never write the same event twice.
+      const forwarding = forwardingOf(platform, config);
+      forwarding.start();
+      closers.push(() => forwarding.stop());
     }
     announceDevelopmentDefaults(platform, options.banner ?? false);
   } catch (error) {

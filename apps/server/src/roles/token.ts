@@ -1,6 +1,8 @@
 import { bindCredentialIssuer, registerTokenServiceRoutes, type TokenServiceContext } from '@tessera/token-service';
 import { credentialIssuerFor, type Oid4vciConfig } from '@tessera/oid4vci-issuer';
+import { registerSsfRoutes } from '@tessera/platform';
 import type { Contexts } from '../contexts.js';
+import { forwardingOf } from '../event-forwarding.js';
 import type { ServerConfig } from '../config.js';
 import type { RoleDefinition } from './role.js';
 
@@ -35,8 +37,11 @@ export const tokenRole: RoleDefinition = {
       name: 'token-internal',
       port: config.server.ports.tokenInternal,
       app: { title: 'Tessera token service (internal)', family: 'oauth' },
-      register: async (app, _platform, contexts) =>
-        registerTokenServiceRoutes(app, await tokenService(contexts, config)),
+      register: async (app, platform, contexts) => {
+        await registerTokenServiceRoutes(app, await tokenService(contexts, config));
+        // The deployment's SSF transmitter (001 §6): metadata, key set and stream management, internal port only.
+        registerSsfRoutes(app, platform, forwardingOf(platform, config));
+      },
     },
     {
       name: 'token-external',

@@ -491,3 +491,25 @@ const toForwarder = (s: EventStream): Forwarder => ({
   destinationId: s.destinationId,
   createdAt: s.createdAt,
 });
+
+const services = new WeakMap<Platform, EventForwardingService>();
+
+/**
+ * The process's forwarding service of a platform (one per platform, over its outbound service: the transmitter
+ * routes and the loop share it). The options count only on the first call.
+ */
+export function eventForwardingService(
+  platform: Platform,
+  outbound: OutboundService,
+  options: Partial<EventForwardingOptions> & { transmitterUrl: string },
+): EventForwardingService {
+  let service = services.get(platform);
+  if (!service) {
+    service = new EventForwardingService(platform, outbound, {
+      productVersion: platform.config.build.version,
+      ...options,
+    });
+    services.set(platform, service);
+  }
+  return service;
+}
