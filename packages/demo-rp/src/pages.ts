@@ -1,5 +1,4 @@
-const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml } from '@tessera/platform';
 
 function layout(title: string, body: string): string {
   return `<!doctype html>

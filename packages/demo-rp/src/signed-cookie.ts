@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@tessera/platform';
 
 /**
  * The relying party's login transaction (PKCE verifier, state, nonce) between the redirect and the callback, kept in
@@ -31,7 +32,7 @@ export class SignedCookie<T> {
     if (!payload || !mac || extra !== undefined) return null;
     const given = Buffer.from(mac, 'base64url');
     const expected = this.mac(payload);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!constantTimeEqual(given, expected)) return null;
     try {
       return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as T;
     } catch {

@@ -1,7 +1,7 @@
+import { escapeHtml } from '@tessera/platform';
 import type { DemoUser } from './types.js';
 
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-export const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (c) => escapes[c]!);
+export { escapeHtml };
 
 // Inline styles only: the pages load nothing from elsewhere, so they work offline.
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}

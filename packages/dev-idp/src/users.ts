@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '@tessera/platform';
 import type { DemoUser } from './types.js';
 
 // Addresses under the reserved `.example` top-level domain (RFC 2606), so nothing ever reaches a real mailbox.
@@ -37,8 +37,6 @@ export function defaultDemoUsers(serviceClaim = 'service_id'): DemoUser[] {
   ];
 }
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
 export class UserDirectory {
   private readonly bySub = new Map<string, DemoUser>();
   private readonly byUsername = new Map<string, DemoUser>();
@@ -57,10 +55,10 @@ export class UserDirectory {
     return this.bySub.get(sub);
   }
 
-  /** Compares digests in constant time, so the demo does not show a timing side channel by example. */
+  /** Compares in constant time, so the demo does not show a timing side channel by example. */
   authenticate(username: string, password: string): DemoUser | undefined {
     const user = this.byUsername.get(username.trim());
     if (!user) return undefined;
-    return timingSafeEqual(digest(user.password), digest(password)) ? user : undefined;
+    return constantTimeEqual(user.password, password) ? user : undefined;
   }
 }

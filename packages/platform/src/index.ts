@@ -8,6 +8,7 @@ export * from './observability/index.js';
 export * from './http/index.js';
 export * from './ratelimit/index.js';
 export * from './keys/index.js';
+export * from './crypto/index.js';
 export * from './audit/index.js';
 export * from './jobs/index.js';
 export * from './platform.js';

@@ -1,5 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
-import { defineCommand } from '@tessera/platform';
+import { constantTimeEqual, defineCommand } from '@tessera/platform';
 import type { CompletionResult } from '../domain/session.js';
 import type { BridgeServices } from '../services.js';
 import { sessionStore } from '../storage/session-store.js';
@@ -24,8 +23,7 @@ export interface RedeemSessionOutput extends CompletionResult {
   oauthSessionId: string | null;
 }
 
-const same = (a: string | null, b: string) =>
-  a !== null && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+const same = (a: string | null, b: string) => a !== null && constantTimeEqual(a, b);
 
 export const redeemSession = (services: BridgeServices) =>
   defineCommand<RedeemSessionInput, RedeemSessionOutput>({

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@tessera/platform';
 /**
  * The bridge's own pages (the QR page, its error pages, the IDV callback's refusal) look like the portal's (issue 14
  * §7): they link the portal's stylesheet and icon from the portal's public URL (`idv.portalUrl`), and their CSP
@@ -9,9 +10,6 @@ export interface PortalLook {
   /** The `<link>` elements of the page head. */
   head: string;
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function portalLook(portalUrl: string): PortalLook {
   const base = portalUrl.replace(/\/+$/, '');

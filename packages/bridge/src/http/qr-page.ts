@@ -1,3 +1,4 @@
+import { escapeHtml } from '@tessera/platform';
 import { randomBytes } from 'node:crypto';
 import type { QrPageModel } from '../commands/get-qr-page.js';
 import type { PortalLook } from './portal-look.js';
@@ -8,8 +9,6 @@ import type { PortalLook } from './portal-look.js';
  * seconds until a terminal state or the expiry (000 §8). No tenant name, no personal data; the portal's stylesheet
  * and icon (portal-look.ts) are its only external resources; a CSP nonce admits the one inline script.
  */
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STATUS_TEXT: Record<string, string> = {
   CREATED: 'Waiting for your wallet to scan the code.',

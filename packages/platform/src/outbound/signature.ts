@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '../crypto/constant-time-equal.js';
 
 /**
  * Standard Webhooks signatures (https://www.standardwebhooks.com/, "Signature scheme"): the sender signs
@@ -82,7 +83,7 @@ export function verifyWebhook(
     const [version, value] = candidate.split(',', 2);
     if (version !== 'v1' || value === undefined) continue;
     const given = Buffer.from(value, 'base64');
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { id, timestamp };
+    if (constantTimeEqual(given, expected)) return { id, timestamp };
   }
   throw new WebhookVerificationError('no matching signature');
 }

@@ -1,8 +1,8 @@
+import { escapeHtml } from '@tessera/platform';
 import type { Language, Translate } from '../i18n/negotiate.js';
 
 /** Text and attribute values are escaped everywhere; nothing the browser or a service sent is ever trusted as markup. */
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export { escapeHtml };
 
 /** A fragment of trusted markup, built only by these page modules. */
 export interface Html {

@@ -1,5 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
-import { isAppError } from '@tessera/platform';
+import { constantTimeEqual, isAppError } from '@tessera/platform';
 import type { PortalOptions } from '../options.js';
 import { parseTransaction, type LoginTransaction } from './login-transaction.js';
 
@@ -71,7 +70,7 @@ export class TransactionCookies {
       throw error;
     }
     const given = Buffer.from(mac, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!constantTimeEqual(given, expected)) return null;
     let tx: LoginTransaction | null;
     try {
       tx = parseTransaction(JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')));

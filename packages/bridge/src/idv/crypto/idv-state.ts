@@ -1,5 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { KeyManager } from '@tessera/platform';
+import { constantTimeEqual, type KeyManager } from '@tessera/platform';
 
 /**
  * The `state` of the IDV authorization request (000 §2.4: "signed, opaque, encodes both session ids, expires and
@@ -81,7 +80,7 @@ export class IdvStateCodec {
         encoder.encode(`${header}.${payload}`),
       );
       const given = Buffer.from(signature, 'base64url');
-      if (given.length !== expected.mac.length || !timingSafeEqual(given, expected.mac)) return null;
+      if (!constantTimeEqual(given, expected.mac)) return null;
       const p = json(payload);
       if (!isRecord(p) || p.v !== 1) return null;
       const { rid, sid, jti, exp } = p;

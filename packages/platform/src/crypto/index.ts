@@ -1,0 +1,1 @@
+export * from './constant-time-equal.js';
