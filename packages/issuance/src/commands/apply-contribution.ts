@@ -75,16 +75,13 @@ export async function applyContribution(
   contribution: FlattenedContribution,
   now: Date,
   options: {
-    /** The required paths already in the bag, when read with the session (one round trip less). */
-    presentRequired?: ReadonlySet<string>;
     sealed?: SealedContribution;
     /** The sealed rows are in the bag already (written with the session's lock, session-store.ts). */
     written?: boolean;
   } = {},
 ): Promise<SessionState> {
-  const paths = new Set(
-    options.presentRequired ?? (await bagStore.paths(sql, session.id, requiredPaths(session.pipeline))),
-  );
+  // Read after the session's lock, in a statement of its own: it sees what the unit that held the lock before wrote.
+  const paths = await bagStore.paths(sql, session.id, requiredPaths(session.pipeline));
   for (const a of contribution.attributes) paths.add(a.path);
   const complete = allComplete(evaluateCompleteness(session.pipeline, paths));
   let state = session.state;

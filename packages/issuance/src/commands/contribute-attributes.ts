@@ -51,7 +51,6 @@ export async function runContribution(
     const { session } = locked;
     // The machine decides after the rows went in with the lock: a refusal throws, and the unit rolls them back.
     const state = await applyContribution(sql, s.sealer, tenantId, session, contribution, now, {
-      presentRequired: locked.presentRequired,
       sealed,
       written: locked.written,
     });

@@ -102,27 +102,21 @@ export const sessionStore = {
   },
 
   /**
-   * A contribution in one round trip: the live session locked, the attribute paths already in its bag that its
-   * claims require (read from the stored pipeline in SQL, before this statement's own rows: one snapshot), and the
-   * sealed rows written when they were sealed for the session's mode (`written`). The caller then moves the state
-   * through the machine; a refusal rolls the unit of work back, rows included.
+   * A contribution's first statement: the live session locked and the sealed rows written (when they were sealed for
+   * the session's mode: `written`). The caller reads what completeness needs in a statement of its own, after the
+   * lock (a statement that waited for the lock still reads with the snapshot it began with, which misses what the
+   * unit that held the lock wrote), then moves the state through the machine; a refusal rolls the unit back, rows
+   * included.
    */
   async lockForContribution(
     sql: Sql,
     correlationId: string,
     now: Date,
     sealed: { mode: EncryptionMode; attributes: readonly StoredAttribute[]; fields: readonly StoredConnectorField[] },
-  ): Promise<{ session: SessionRow; presentRequired: Set<string>; written: boolean } | null> {
-    const result = await sql.query<Row & { present_required: string[] | string | null }>(
+  ): Promise<{ session: SessionRow; written: boolean } | null> {
+    const result = await sql.query<Row>(
       `WITH s AS (
          SELECT ${COLUMNS} FROM issuance_sessions WHERE correlation_id = $1 AND expires_at > $2 FOR UPDATE
-       ), present AS (
-         SELECT ARRAY(SELECT DISTINCT a.path FROM issuance_session_attributes a, s
-                       WHERE a.session_id = s.id
-                         AND a.path IN (SELECT c->>'attributePath'
-                                          FROM jsonb_array_elements(s.pipeline->'claimsBindings') b,
-                                               jsonb_array_elements(b->'claims') c
-                                         WHERE (c->>'required')::boolean)) AS paths
        ), attributes AS (
          INSERT INTO issuance_session_attributes (${ATTRIBUTE_COLUMNS})
          SELECT s.id, ${ATTRIBUTE_VALUES} FROM s, jsonb_to_recordset($4::jsonb) AS ${ATTRIBUTE_RECORD}
@@ -133,16 +127,11 @@ export const sessionStore = {
           WHERE s.encryption_mode = $3
          ${FIELD_CONFLICT}
        )
-       SELECT s.*, (SELECT paths FROM present) AS present_required FROM s`,
+       SELECT * FROM s`,
       [correlationId, now, sealed.mode, attributeRecordset(sealed.attributes), connectorFieldRecordset(sealed.fields)],
     );
     const row = result.rows[0];
     if (!row) return null;
-    const present = row.present_required;
-    return {
-      session: toRow(row),
-      presentRequired: new Set(Array.isArray(present) ? present : []),
-      written: row.encryption_mode === sealed.mode,
-    };
+    return { session: toRow(row), written: row.encryption_mode === sealed.mode };
   },
 };
