@@ -8,6 +8,7 @@ import { designScenarios } from '../../packages/designs/bench/index.js';
 import { partyScenarios } from '../../packages/parties/bench/index.js';
 import { signingScenarios } from '../../packages/signing/bench/index.js';
 import { issuanceScenarios } from '../../packages/issuance/bench/index.js';
+import { oid4vciScenarios } from '../../packages/oid4vci-issuer/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import {
@@ -42,4 +43,5 @@ export const scenarios: readonly Scenario[] = [
   ...partyScenarios,
   ...signingScenarios,
   ...issuanceScenarios,
+  ...oid4vciScenarios,
 ];
