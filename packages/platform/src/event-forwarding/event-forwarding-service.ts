@@ -7,6 +7,7 @@ import { AppError } from '../errors/index.js';
 import { signJwt } from '../keys/sign-jwt.js';
 import { updateDestinationUrl } from '../outbound/storage/destination-store.js';
 import { insertOwnedDeliveries, type OwnedDelivery } from '../outbound/storage/outbox-store.js';
+import type { CircuitState } from '../outbound/domain/delivery.js';
 import type { OutboundService } from '../outbound/outbound-service.js';
 import type { Platform } from '../platform.js';
 import { forwardedBody } from './domain/bodies.js';
@@ -67,6 +68,8 @@ export interface Forwarder {
   format: ForwarderFormat;
   eventTypes: string[];
   destinationId: string;
+  /** The circuit breaker of its destination: `open` while the SIEM keeps failing (deliveries are held). */
+  circuitState: CircuitState;
   createdAt: string;
 }
 
@@ -489,6 +492,7 @@ const toForwarder = (s: EventStream): Forwarder => ({
   format: s.format as ForwarderFormat,
   eventTypes: s.eventsRequested,
   destinationId: s.destinationId,
+  circuitState: s.circuitState,
   createdAt: s.createdAt,
 });
 

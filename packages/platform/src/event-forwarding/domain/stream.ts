@@ -1,3 +1,5 @@
+import type { CircuitState } from '../../outbound/domain/delivery.js';
+
 /** What a stream sends: Security Event Tokens (an SSF stream) or one of the audit store's export formats. */
 export const STREAM_FORMATS = ['set', 'json', 'cef', 'ocsf'] as const;
 export type StreamFormat = (typeof STREAM_FORMATS)[number];
@@ -27,6 +29,8 @@ export interface EventStream {
   description: string | null;
   status: StreamStatus;
   statusReason: string | null;
+  /** Its destination's circuit breaker (outbound/): `open` while the receiver keeps failing. */
+  circuitState: CircuitState;
   /** The audit chain position up to which events have been written to the outbox. */
   cursorSeq: number;
   createdAt: string;

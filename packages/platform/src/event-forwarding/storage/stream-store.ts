@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/database.js';
 import type { AuditEvent, AuditResult } from '../../audit/audit-log.js';
+import type { CircuitState } from '../../outbound/domain/delivery.js';
 import type { EventStream, StreamFormat, StreamStatus } from '../domain/stream.js';
 
 interface StreamRow {
@@ -13,13 +14,14 @@ interface StreamRow {
   description: string | null;
   status: StreamStatus;
   status_reason: string | null;
+  circuit_state: CircuitState;
   cursor_seq: number | string;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
 const COLUMNS = `s.tenant_id, s.id, s.destination_id, d.url, s.format, s.audience, s.events_requested, s.description,
-  s.status, s.status_reason, s.cursor_seq, s.created_at, s.updated_at`;
+  s.status, s.status_reason, d.circuit_state, s.cursor_seq, s.created_at, s.updated_at`;
 const FROM = `event_streams s JOIN webhook_destinations d ON d.tenant_id = s.tenant_id AND d.id = s.destination_id`;
 
 const toStream = (r: StreamRow): EventStream => ({
@@ -33,6 +35,7 @@ const toStream = (r: StreamRow): EventStream => ({
   description: r.description,
   status: r.status,
   statusReason: r.status_reason,
+  circuitState: r.circuit_state,
   cursorSeq: Number(r.cursor_seq),
   createdAt: new Date(r.created_at).toISOString(),
   updatedAt: new Date(r.updated_at).toISOString(),

@@ -48,9 +48,13 @@ export async function insertDestination(
   return toDestination(rows[0]!);
 }
 
+/**
+ * The tenant's webhook destinations. Destinations a service manages itself (an SSF stream's, an event
+ * forwarder's) are not webhooks: they are listed, exported and deleted through their own API.
+ */
 export async function listDestinations(sql: Sql): Promise<Destination[]> {
   const { rows } = await sql.query<DestinationRow>(
-    `SELECT ${COLUMNS} FROM webhook_destinations ORDER BY created_at, id`,
+    `SELECT ${COLUMNS} FROM webhook_destinations WHERE managed_by IS NULL ORDER BY created_at, id`,
   );
   return rows.map(toDestination);
 }
@@ -62,7 +66,7 @@ export async function updateDestinationUrl(sql: Sql, id: string, url: string): P
 }
 
 export async function deleteDestination(sql: Sql, id: string): Promise<boolean> {
-  const { rowCount } = await sql.query(`DELETE FROM webhook_destinations WHERE id = $1`, [id]);
+  const { rowCount } = await sql.query(`DELETE FROM webhook_destinations WHERE id = $1 AND managed_by IS NULL`, [id]);
   return rowCount > 0;
 }
 
