@@ -2,7 +2,9 @@ import Type from 'typebox';
 import { commandContext } from '../../http/types.js';
 import type { RoleApp } from '../../http/create-app.js';
 import type { Platform } from '../../platform.js';
-import { createForwarder, deleteForwarder, listForwarders } from '../commands/forwarder-commands.js';
+import { createForwarder } from '../commands/create-forwarder.js';
+import { deleteForwarder } from '../commands/delete-forwarder.js';
+import { listForwarders } from '../commands/list-forwarders.js';
 import { FORWARDER_FORMATS } from '../domain/stream.js';
 import type { EventForwardingService } from '../event-forwarding-service.js';
 

@@ -5,15 +5,13 @@ import { TENANT_ID_PATTERN } from '../../db/database.js';
 import { commandContext } from '../../http/types.js';
 import type { RoleApp } from '../../http/create-app.js';
 import type { Platform } from '../../platform.js';
-import {
-  createStream,
-  deleteStream,
-  readStreams,
-  readStreamStatus,
-  updateStream,
-  updateStreamStatus,
-  verifyStream,
-} from '../commands/ssf-stream-commands.js';
+import { createStream } from '../commands/create-stream.js';
+import { deleteStream } from '../commands/delete-stream.js';
+import { readStreamStatus } from '../commands/read-stream-status.js';
+import { readStreams } from '../commands/read-streams.js';
+import { updateStreamStatus } from '../commands/update-stream-status.js';
+import { updateStream } from '../commands/update-stream.js';
+import { verifyStream } from '../commands/verify-stream.js';
 import { STREAM_STATUSES } from '../domain/stream.js';
 import { PUSH_DELIVERY_METHOD, type EventForwardingService } from '../event-forwarding-service.js';
 
