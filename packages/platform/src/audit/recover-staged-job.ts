@@ -12,6 +12,8 @@ export function recoverStagedAuditEventsJob(audit: AuditStore): JobDefinition {
   return {
     name: 'audit.pending.recover',
     intervalSeconds: 30,
+    // An event waiting to be chained is no reason to take a replica out of rotation: readiness does not wait on it.
+    critical: false,
     run: async () => {
       await audit.recoverPending(STAGED_AUDIT_EVENT_ORPHAN_SECONDS);
     },
