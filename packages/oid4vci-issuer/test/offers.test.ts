@@ -54,6 +54,46 @@ describe.each(DATABASE_KINDS)('OpenID4VCI metadata, nonce and offers (%s)', (kin
     });
   });
 
+  it('takes the display of a configuration and of its claims from the design bound to it', async () => {
+    const created = await json(`${bed.url}/api/v1/designs/credentials`, {
+      method: 'POST',
+      headers: admin(),
+      body: {
+        bindings: [{ key: 'CREDENTIAL_CONFIGURATION_ID', value: VC }],
+        alias: 'Employee',
+        hostingMode: 'LOCAL',
+        displays: [
+          { locale: 'en', name: 'Employee card', backgroundColor: '#003366' },
+          { locale: 'de', name: 'Mitarbeiterausweis' },
+        ],
+        claims: [
+          {
+            path: [{ kind: 'Property', name: 'employer' }],
+            labels: [{ locale: 'en', label: 'Employer' }],
+            mandatory: true,
+            order: 1,
+            valueKind: 'STRING',
+            widgetHint: 'TEXT',
+          },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const m = (await json(`${bed.url}/.well-known/openid-credential-issuer`)).body;
+    const vc = (
+      m.credential_configurations_supported as Record<string, { credential_metadata: Record<string, unknown> }>
+    )[VC]!;
+    expect(vc.credential_metadata.display).toEqual([
+      { name: 'Employee card', locale: 'en', background_color: '#003366' },
+      { name: 'Mitarbeiterausweis', locale: 'de' },
+    ]);
+    expect(vc.credential_metadata.claims).toContainEqual({
+      path: ['credentialSubject', 'employer'],
+      mandatory: true,
+      display: [{ name: 'Employer', locale: 'en' }],
+    });
+  });
+
   it('refuses a tenant without a tenant_public_endpoint binding, with no fallback', async () => {
     const binding = bed.config.tenants[TENANT]!;
     delete bed.config.tenants[TENANT];

@@ -7,6 +7,7 @@ import {
   type TestPlatform,
 } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
+import { createDesignDisplays, DesignsConfigSchema, designsMigrations, registerDesignsRoutes } from '@tessera/designs';
 import Value from 'typebox/value';
 import {
   createCredentialGrants,
@@ -45,6 +46,7 @@ export const migrations: Migration[] = [
   ...identityMigrations,
   ...tokenServiceMigrations,
   ...statusListsMigrations,
+  ...designsMigrations,
   ...issuanceMigrations,
   ...oid4vciMigrations,
 ];
@@ -176,10 +178,14 @@ export async function startBed(
   const issuanceConfig = loadConfig(IssuanceConfigSchema, { env: {}, overrides: options.issuance ?? {} });
   await registerIssuanceRoutes(app, t.platform, { config: issuanceConfig });
   const sessions = createIssuanceSessions(t.platform, issuanceConfig);
+  // The design registry's API on the same app (tests bind designs through it); the issuer reads it in process.
+  const designsConfig = loadConfig(DesignsConfigSchema, { env: {}, overrides: {} });
+  registerDesignsRoutes(app, t.platform, { config: designsConfig });
   await registerOid4vciRoutes(app, t.platform, {
     config,
     grants: createCredentialGrants(t.platform, { config: tokenConfig.oid4vci }),
     sessions,
+    designs: createDesignDisplays(t.platform, designsConfig),
     statusEntries: createStatusEntryAllocator(t.platform, statusLists),
     authorizationServer: {
       issuerFor: () => tokenService,

@@ -1,3 +1,4 @@
+import { createDesignDisplays } from '@tessera/designs';
 import { createIssuanceSessions, registerIssuanceRoutes } from '@tessera/issuance';
 import { registerOid4vciRoutes } from '@tessera/oid4vci-issuer';
 import { createStatusEntryAllocator } from '@tessera/status-lists';
@@ -31,6 +32,8 @@ export const issuanceRole: RoleDefinition = {
           grants: createCredentialGrants(platform, { config: tokenService.oid4vci }),
           sessions: createIssuanceSessions(platform, config.issuance),
           statusEntries: createStatusEntryAllocator(platform, config.statusLists),
+          // Metadata display from the design bound to a configuration (issue 17 item 6), read in process.
+          designs: createDesignDisplays(platform, config.designs),
           // Contract B: the token service of the tenant mints the access tokens; its keys are read from the key
           // manager every replica shares (no fetch of its JWKS).
           authorizationServer: {
