@@ -1,4 +1,5 @@
 import {
+  eventStreamsExporter,
   registerTenantExporter,
   signingKeyAliasesExporter,
   webhookDestinationsExporter,
@@ -10,6 +11,7 @@ import { issuancePipelinesExporter } from '@tessera/issuance';
 import { documentSigningKeysExporter } from '@tessera/signing';
 import { tokenServiceClientsExporter } from '@tessera/token-service';
 import type { ServerConfig } from './config.js';
+import { forwardingOf } from './event-forwarding.js';
 
 /**
  * Every context's part of the tenant export (001 §4.5), registered in every process whatever its roles: the export
@@ -19,6 +21,7 @@ import type { ServerConfig } from './config.js';
 export function registerTenantExporters(platform: Platform, config: ServerConfig): void {
   registerTenantExporter(platform, webhookDestinationsExporter(platform));
   registerTenantExporter(platform, signingKeyAliasesExporter(platform));
+  registerTenantExporter(platform, eventStreamsExporter(forwardingOf(platform, config)));
   registerTenantExporter(platform, credentialDesignsExporter());
   registerTenantExporter(platform, issuancePipelinesExporter(platform.clock));
   registerTenantExporter(platform, documentSigningKeysExporter());

@@ -23,6 +23,7 @@ import {
 import { loadServerConfig } from '../src/config.js';
 import { allMigrations } from '../src/migrations.js';
 import { registerTenantExporters } from '../src/tenant-exporters.js';
+import { forwardingOf } from '../src/event-forwarding.js';
 
 /** The document's JSON Schema in the repository; UPDATE_SCHEMAS=1 rewrites it from the registered exporters. */
 const SCHEMA_FILE = fileURLToPath(new URL('../../../docs/schemas/tenant-export.schema.json', import.meta.url));
@@ -94,6 +95,29 @@ async function seed(platform: Platform): Promise<void> {
     url: 'https://93.184.215.14/hooks/tessera',
     eventTypes: ['credential.issued'],
   });
+  const forwarding = forwardingOf(platform, serverConfig());
+  await forwarding.createForwarder('acme', {
+    url: 'https://93.184.215.14/siem',
+    format: 'cef',
+    eventTypes: ['authentication.failed'],
+  });
+  await forwarding.createStream(
+    'acme',
+    {
+      id: 'ssf-receiver',
+      kind: 'client',
+      tenantId: 'acme',
+      roles: [],
+      scopes: [],
+      clientId: 'ssf-receiver',
+      issuer: null,
+    },
+    {
+      endpointUrl: 'https://93.184.215.14/ssf',
+      eventsRequested: ['https://schemas.openid.net/secevent/caep/event-type/session-revoked'],
+      description: 'campus SOC',
+    },
+  );
   await platform.keys.ensure('status-list:acme', 'ES256');
   await platform.keys.ensure('status-list:acme:alumni', 'EdDSA');
   await platform.keys.ensure('status-list:other', 'ES256');
@@ -264,6 +288,7 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
       'bridge.verifier-queries',
       'designs.credential-designs',
       'issuance.pipelines',
+      'platform.event-streams',
       'platform.signing-key-aliases',
       'platform.webhook-destinations',
       'signing.document-signing-keys',
@@ -279,6 +304,18 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
     expect(designs.design_snapshots).toHaveLength(1);
     expect(designs.design_blobs).toEqual({ [`${DESIGN_ID}/en/LOGO`]: 'iVBORw==' });
     expect(doc.sections['issuance.pipelines']!.data).toMatchObject([{ pipelineId: 'diploma' }]);
+    expect(doc.sections['platform.event-streams']!.data).toEqual([
+      {
+        format: 'cef',
+        url: 'https://93.184.215.14/siem',
+        audience: [],
+        eventsRequested: ['authentication.failed'],
+        description: null,
+      },
+      expect.objectContaining({ format: 'set', audience: ['ssf-receiver'], description: 'campus SOC' }),
+    ]);
+    // Stream destinations are the streams' own: not listed again as application webhooks.
+    expect(doc.sections['platform.webhook-destinations']!.data).toHaveLength(1);
     expect(doc.sections['platform.webhook-destinations']!.data).toMatchObject([
       { url: 'https://93.184.215.14/hooks/tessera', eventTypes: ['credential.issued'], enabled: true },
     ]);
@@ -318,6 +355,7 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
     expect(report.imported).toEqual([
       'designs.credential-designs',
       'issuance.pipelines',
+      'platform.event-streams',
       'platform.signing-key-aliases',
       'platform.webhook-destinations',
     ]);
@@ -328,6 +366,7 @@ describe.each(DATABASE_KINDS)('tenant export and import (%s)', (kind) => {
     ]);
     const destinationId = (doc.sections['platform.webhook-destinations']!.data as { id: string }[])[0]!.id;
     expect(report.issuedSecrets['platform.webhook-destinations']![destinationId]).toMatch(/^whsec_/);
+    expect(Object.values(report.issuedSecrets['platform.event-streams']!)).toEqual([expect.stringMatching(/^whsec_/)]);
 
     const again = (await get(target, 'acme', admin)).json<TenantExportDocument>();
     // Document-signing keys are a reference (their private half stays with the provider): recreated by hand.

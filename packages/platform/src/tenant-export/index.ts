@@ -6,3 +6,4 @@ export { EXPORT_TENANT } from './commands/export-tenant.js';
 export { IMPORT_TENANT } from './commands/import-tenant.js';
 export { webhookDestinationsExporter } from './sections/webhook-destinations.js';
 export { signingKeyAliasesExporter, isTenantAlias } from './sections/signing-key-aliases.js';
+export { eventStreamsExporter } from './sections/event-streams.js';
