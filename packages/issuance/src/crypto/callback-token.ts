@@ -1,5 +1,5 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
-import type { KeyManager } from '@tessera/platform';
+import { randomUUID } from 'node:crypto';
+import { constantTimeEqual, type KeyManager } from '@tessera/platform';
 import { DEFERRED_PHASE, type Phase } from '../domain/phases.js';
 
 /**
@@ -82,7 +82,7 @@ export async function verifyCallbackToken(keys: KeyManager, token: string, now: 
     return null;
   }
   const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (!constantTimeEqual(given, expected)) return null;
   let wire: WireClaims;
   try {
     wire = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as WireClaims;
