@@ -256,6 +256,8 @@ describe.each(DATABASE_KINDS)('audit forwarding: SSF transmitter and generic for
     // A refused revocation revoked nothing: it goes out as the generic audit event, as stored.
     expect(eventsOf(refusedRevoke)[TESSERA_AUDIT_EVENT]!.audit_event).toEqual(refusedRevoke);
     expect(eventsOf(other)[TESSERA_AUDIT_EVENT]!.audit_event).toEqual(other);
+    const forwarded = /audit_forwarded_events_total\{format="set"\} (\d+)/.exec(await t.platform.metrics.render());
+    expect(Number(forwarded?.[1])).toBe(siem.requests.length);
   }, 90_000);
 
   it('sends only the event types delivered, holds events while paused, drops them while disabled, and answers a verification request', async () => {
@@ -277,6 +279,11 @@ describe.each(DATABASE_KINDS)('audit forwarding: SSF transmitter and generic for
       await outbound.deliverDue();
     }
     expect(other.requests).toHaveLength(0);
+    // The lag gauge shows the paused stream behind its tenant's chain.
+    const lag = new RegExp(
+      `audit_forwarding_lag_events\\{tenant="alpha",stream="${stream.stream_id}",status="paused"\\} (\\d+)`,
+    );
+    expect(Number(lag.exec(await t.platform.metrics.render())?.[1])).toBeGreaterThanOrEqual(2);
     expect((await call('GET', `/ssf/status?stream_id=${stream.stream_id}`, admin)).body).toMatchObject({
       status: 'paused',
     });

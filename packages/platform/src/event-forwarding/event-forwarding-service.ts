@@ -11,6 +11,7 @@ import type { CircuitState } from '../outbound/domain/delivery.js';
 import type { OutboundService } from '../outbound/outbound-service.js';
 import type { Platform } from '../platform.js';
 import { forwardedBody } from './domain/bodies.js';
+import { ForwardingMetrics } from './forwarding-metrics.js';
 import { deliveryIdOf } from './domain/delivery-id.js';
 import { EVENTS_SUPPORTED, eventsDelivered, securityEventOf, SSF_VERIFICATION } from './domain/event-types.js';
 import { SET_CONTENT_TYPE, SET_TYPE, setClaims } from './domain/security-event-token.js';
@@ -85,6 +86,7 @@ export class EventForwardingService {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private readonly keysEnsured = new Map<string, Promise<unknown>>();
+  private readonly metrics: ForwardingMetrics;
 
   constructor(
     private readonly platform: Platform,
@@ -93,6 +95,7 @@ export class EventForwardingService {
   ) {
     this.options = { ...DEFAULT_EVENT_FORWARDING_OPTIONS, ...options };
     this.options.transmitterUrl = this.options.transmitterUrl.replace(/\/+$/, '');
+    this.metrics = new ForwardingMetrics(platform.metrics, platform.db);
   }
 
   // --- Transmitter metadata (SSF 1.0 §7) ------------------------------------------------------------------------
@@ -443,6 +446,7 @@ export class EventForwardingService {
       await store.advanceCursor(sql, stream.tenantId, stream.id, last.seq);
       return true;
     });
+    if (taken) this.metrics.forwarded.inc({ format: stream.format }, deliveries.length);
     return taken ? events.length : 0;
   }
 

@@ -200,3 +200,14 @@ export async function lockStreamAt(sql: Sql, tenantId: string, id: string, curso
 export async function advanceCursor(sql: Sql, tenantId: string, id: string, toSeq: number): Promise<void> {
   await sql.query(`UPDATE event_streams SET cursor_seq = $3 WHERE tenant_id = $1 AND id = $2`, [tenantId, id, toSeq]);
 }
+
+/** Platform scope: every stream's distance behind its tenant's chain head (the lag gauge). */
+export async function streamLags(
+  sql: Sql,
+): Promise<{ tenantId: string; id: string; status: StreamStatus; lag: number }[]> {
+  const { rows } = await sql.query<{ tenant_id: string; id: string; status: StreamStatus; lag: number | string }>(
+    `SELECT s.tenant_id, s.id, s.status, GREATEST(COALESCE(h.seq, 0) - s.cursor_seq, 0) AS lag
+       FROM event_streams s LEFT JOIN audit_heads h ON h.tenant_id = s.tenant_id`,
+  );
+  return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id, status: r.status, lag: Number(r.lag) }));
+}
