@@ -121,13 +121,14 @@ export async function deleteStream(sql: Sql, id: string, formats: readonly Strea
 
 /**
  * Streams behind their tenant's audit chain head, not paused, whose destination is enabled: the ones a round has
- * work for. Oldest cursor first, so no stream starves.
+ * work for. In random order: with more such streams than a round takes, none starves, and replicas running rounds
+ * at the same time mostly take different streams (less work made and then dropped for a stream another replica took).
  */
 export async function streamsBehind(sql: Sql, limit: number): Promise<EventStream[]> {
   const { rows } = await sql.query<StreamRow>(
     `SELECT ${COLUMNS} FROM ${FROM} JOIN audit_heads h ON h.tenant_id = s.tenant_id
       WHERE s.status <> 'paused' AND d.enabled AND h.seq > s.cursor_seq
-      ORDER BY s.updated_at, s.id LIMIT $1`,
+      ORDER BY random() LIMIT $1`,
     [limit],
   );
   return rows.map(toStream);
