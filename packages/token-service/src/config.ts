@@ -87,7 +87,8 @@ export const Oid4vciGrantsConfigSchema = Type.Object(
     accessTokenTtlSeconds: Type.Integer({ minimum: 30, maximum: 86400, default: 600 }),
     /**
      * HAIP 1.0: every OpenID4VCI token request must carry a DPoP proof (the token is always sender-constrained).
-     * Needs `dpop.enabled`. Without it a proof, when presented, still binds the token.
+     * Without it a proof, when presented, still binds the token. Either way independent of `dpop.enabled`, which
+     * governs the other grants and userinfo.
      */
     requireDpop: Type.Boolean({ default: false }),
   },

@@ -41,10 +41,6 @@ export function createTokenService(
   const clients = new ClientRegistry(config.clients, platform.config.tenancy.defaultTenant, {
     production: platform.config.profile === 'production',
   });
-  if (config.oid4vci.requireDpop && !config.dpop.enabled)
-    throw new Error(
-      'tokenService.oid4vci.requireDpop needs tokenService.dpop.enabled (RFC 9449 proofs are checked by it).',
-    );
   const signer = new TokenSigner(platform.keys);
   const issuerFor = (tenantId: string) => (config.tenantIssuers[tenantId] ?? config.issuer).replace(/\/$/, '');
   const up = config.upstream;

@@ -52,7 +52,14 @@ export function exchangeCredentialAuthorizationCode(ctx: TokenServiceContext) {
       if (!CODE_VERIFIER.test(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
       const audience = credentialAudience(ctx, tenantId, input.resource);
-      const proofJkt = await ctx.dpop.verifyTokenRequest(tenantId, `${ctx.issuerFor(tenantId)}/token`, input.dpopProof);
+      const proofJkt = await ctx.dpop.verifyTokenRequest(
+        tenantId,
+        `${ctx.issuerFor(tenantId)}/token`,
+        input.dpopProof,
+        {
+          always: true,
+        },
+      );
       if (!proofJkt && ctx.config.oid4vci.requireDpop)
         throw oauthError('invalid_dpop_proof', 'A DPoP proof is required for this grant.');
       const ttl = ctx.config.oid4vci.accessTokenTtlSeconds;

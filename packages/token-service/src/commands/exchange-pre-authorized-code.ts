@@ -56,7 +56,9 @@ export function exchangePreAuthorizedCode(ctx: TokenServiceContext) {
     run: async (cmd, input) => {
       const tenantId = cmd.tenantId;
       const audience = credentialAudience(ctx, tenantId, input.resource);
-      const dpopJkt = await ctx.dpop.verifyTokenRequest(tenantId, `${ctx.issuerFor(tenantId)}/token`, input.dpopProof);
+      const dpopJkt = await ctx.dpop.verifyTokenRequest(tenantId, `${ctx.issuerFor(tenantId)}/token`, input.dpopProof, {
+        always: true,
+      });
       if (!dpopJkt && ctx.config.oid4vci.requireDpop)
         throw oauthError('invalid_dpop_proof', 'A DPoP proof is required for this grant.');
       const settings = ctx.config.oid4vci;

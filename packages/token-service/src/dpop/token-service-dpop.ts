@@ -68,8 +68,14 @@ export class TokenServiceDpop {
    * grant decides whether one was needed). A bad proof is 400 invalid_dpop_proof; a missing or stale nonce is 400
    * use_dpop_nonce with a fresh `DPoP-Nonce` (§8).
    */
-  async verifyTokenRequest(tenantId: string, tokenEndpoint: string, header: DpopHeader): Promise<string | null> {
-    if (!this.enabled || header === undefined) return null;
+  async verifyTokenRequest(
+    tenantId: string,
+    tokenEndpoint: string,
+    header: DpopHeader,
+    /** OpenID4VCI grants (HAIP 1.0) honour a proof even while `dpop.enabled` is off for the other grants. */
+    options: { always?: boolean } = {},
+  ): Promise<string | null> {
+    if ((!this.enabled && options.always !== true) || header === undefined) return null;
     try {
       const verified = await this.verify(tenantId, { dpopProof: header, httpMethod: 'POST', httpUrl: tokenEndpoint });
       return verified.jwkThumbprint;

@@ -3,8 +3,7 @@ import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { clientKey } from '../dpop/support/proofs.js';
 import { request } from 'node:http';
 import { basic, postForm, postFormToHost } from '../support/codes.js';
-import { RP_SECRET, testTokenServiceConfig } from '../support/harness.js';
-import { createTokenService } from '../../src/index.js';
+import { RP_SECRET } from '../support/harness.js';
 import { BETA_HOST, CREDENTIAL_ISSUER, PRE_AUTH_GRANT, startOid4vciBed, type Oid4vciBed } from './support.js';
 
 const SESSION_IDS = ['pid-sd-jwt', 'diploma-vc'];
@@ -316,13 +315,29 @@ describe('pre-authorized code grant with DPoP required (HAIP 1.0)', () => {
     expect(await bed.verifyAccessToken(res.body.access_token as string)).toMatchObject({ cnf: { jkt: key.jkt } });
   });
 
-  it('cannot be configured without DPoP itself', () => {
-    const config = testTokenServiceConfig({
-      dpop: { ...bed.config.dpop, enabled: false },
-      oid4vci: { ...bed.config.oid4vci, requireDpop: true },
-    });
-    expect(() => createTokenService(bed.platform, config, { identities: bed.ctx.identities })).toThrow(
-      /requireDpop needs tokenService.dpop.enabled/,
-    );
+  it('binds and requires a proof even while DPoP is off for the other grants', async () => {
+    const off = await startOid4vciBed('pglite', { dpop: false, oid4vci: { requireDpop: true } });
+    try {
+      const { preAuthorizedCode } = await off.grants.createPreAuthorizedCode('demo', {
+        correlationId: 'haip-dpop-off',
+        credentialConfigurationIds: ['pid-sd-jwt'],
+      });
+      expect(await off.redeem({ 'pre-authorized_code': preAuthorizedCode })).toMatchObject({
+        status: 400,
+        body: { error: 'invalid_dpop_proof' },
+      });
+      const key = await clientKey();
+      const proof = await key.proof({ httpMethod: 'POST', httpUrl: off.tokenEndpoint, now: off.clock.now() });
+      const res = await off.redeem({ 'pre-authorized_code': preAuthorizedCode }, { dpop: proof });
+      expect(res).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
+      expect(await off.verifyAccessToken(res.body.access_token as string)).toMatchObject({ cnf: { jkt: key.jkt } });
+      const meta = (await (await fetch(`${off.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<
+        string,
+        unknown
+      >;
+      expect(meta.dpop_signing_alg_values_supported).toEqual(['ES256', 'ES384']);
+    } finally {
+      await off.close();
+    }
   });
 });

@@ -5,10 +5,12 @@ import { PRE_AUTHORIZED_CODE_GRANT } from '../../oid4vci/pre-authorized-client.j
 /**
  * For a tenant with a credential issuer (issue 19): the pre-authorized code grant, open to wallets without a
  * client registration (OpenID4VCI 1.0 §12.3 `pre-authorized_grant_anonymous_access_supported`), and
- * `authorization_details` of type `openid_credential` (RFC 9396 §10).
+ * `authorization_details` of type `openid_credential` (RFC 9396 §10); DPoP proofs are accepted for them (RFC 9449 §5.1).
  */
-function oid4vciMetadata(doc: Record<string, unknown>): Record<string, unknown> {
+function oid4vciMetadata(ctx: TokenServiceContext, doc: Record<string, unknown>): Record<string, unknown> {
   return {
+    // These grants honour DPoP proofs even while dpop.enabled is off for the others (HAIP 1.0).
+    dpop_signing_alg_values_supported: [...ctx.dpop.algs],
     grant_types_supported: [...(doc.grant_types_supported as string[]), PRE_AUTHORIZED_CODE_GRANT],
     'pre-authorized_grant_anonymous_access_supported': true,
     authorization_details_types_supported: ['openid_credential'],
@@ -66,7 +68,7 @@ export function discoveryDocument(ctx: TokenServiceContext, tenantId: string): R
     request_uri_parameter_supported: false,
   };
   if (ctx.dpop.enabled) doc.dpop_signing_alg_values_supported = [...ctx.dpop.algs];
-  if (ctx.credentialIssuerFor(tenantId) !== undefined) Object.assign(doc, oid4vciMetadata(doc));
+  if (ctx.credentialIssuerFor(tenantId) !== undefined) Object.assign(doc, oid4vciMetadata(ctx, doc));
   return doc;
 }
 

@@ -172,15 +172,17 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
       const { client, cmd } = known
         ? await authenticated(request, form, true)
         : { client: null, cmd: commandContext(request) };
+      // HAIP 1.0: a proof binds an OpenID4VCI token whether or not DPoP is on for the other grants.
+      const credentialProof = request.headers.dpop;
       const { response } = await run.execute(preAuthorized, cmd, {
         client,
         preAuthorizedCode: grant.preAuthorizedCode,
         txCode: grant.txCode,
         authorizationDetails: form.authorization_details,
         resource: form.resource,
-        dpopProof,
+        dpopProof: credentialProof,
       });
-      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
+      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, credentialProof)).send(response);
     }
     // RFC 9449 §5: a public client's refresh token is bound to its DPoP key, which the refresh proof demonstrates.
     const allowPublic =
@@ -194,9 +196,9 @@ export function registerTokenRoutes(app: RoleApp, ctx: TokenServiceContext): voi
         redirectUri: form.redirect_uri,
         codeVerifier: form.code_verifier,
         resource: form.resource,
-        dpopProof,
+        dpopProof: request.headers.dpop,
       });
-      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, dpopProof)).send(response);
+      return reply.headers(await ctx.dpop.responseHeaders(cmd.tenantId, request.headers.dpop)).send(response);
     }
     const tokens =
       grant.grantType === 'authorization_code'
