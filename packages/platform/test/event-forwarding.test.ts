@@ -405,6 +405,40 @@ describe.each(DATABASE_KINDS)('audit forwarding: SSF transmitter and generic for
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
   }, 60_000);
 
+  it('never holds a command: commands answer while a receiver holds a delivery, and their events follow', async () => {
+    refusing.answer(0); // the receiver takes the request and never answers
+    const before = refusing.requests.length;
+    outbound.start();
+    forwarding.start();
+    try {
+      await appendAll([{ type: 'command.executed', commandId: 'x.y.first', result: 'success' }]);
+      const end = Date.now() + 30_000;
+      while (refusing.requests.length === before && Date.now() < end) await sleep(20);
+      expect(refusing.requests.length).toBeGreaterThan(before);
+      // A delivery is in flight and unanswered; commands run and answer all the same.
+      const answers = await Promise.all([1, 2, 3].map(() => call('GET', '/api/v1/event-forwarders', admin)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+      const listed = await t.platform.audit.query({
+        tenantId: 'alpha',
+        commandId: 'platform.event-forwarders.list',
+        limit: 500,
+      });
+      expect(listed.events.length).toBeGreaterThanOrEqual(3);
+      // Their events are forwarded once the receiver answers again (retried after the timeout).
+      refusing.answer(202);
+      const wanted = listed.events.slice(0, 3).map((e) => e.eventId);
+      while (
+        !wanted.every((id) => refusing.requests.some((r) => r.acknowledged && jtiOf(r) === id)) &&
+        Date.now() < end + 60_000
+      )
+        await sleep(50);
+      expect(wanted.every((id) => refusing.requests.some((r) => r.acknowledged && jtiOf(r) === id))).toBe(true);
+    } finally {
+      await forwarding.stop();
+      await outbound.stop();
+    }
+  }, 120_000);
+
   it('keeps application webhooks off stream destinations', async () => {
     const ids = await t.platform.db.withTenant('alpha', (sql) => enqueue(sql, { type: 'thing.created', data: {} }));
     expect(ids).toHaveLength(0);
