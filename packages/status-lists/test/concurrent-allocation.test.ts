@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list';
 import {
   createPlatform,
   createRoleApp,
@@ -85,5 +86,40 @@ describe('1,000 concurrent allocations on two replicas over one PostgreSQL', () 
     expect(first.sort((a, b) => a - b)).toEqual([...Array(600).keys()]);
     expect(second.every((i) => i >= 0 && i < 600)).toBe(true);
     expect(entries.find((e) => e.listId === 'shared~2')!.uri).toBe(`${BASE_URL}/status-lists/shared~2`);
+  });
+
+  it('shows a change made on one replica to the next reads on the other, also when they share a statement', async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const [writer, reader] = replicas.map((r) => r.app) as [RoleApp, RoleApp];
+    const created = await writer.inject({
+      method: 'POST',
+      url: '/vc/status-lists',
+      headers,
+      payload: listBody('visible', { length: 64 }),
+    });
+    expect(created.statusCode).toBe(200);
+    const indexes: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const entry = await writer.inject({ method: 'POST', url: '/vc/status-lists/visible/entries', headers });
+      indexes.push((entry.json() as { index: number }).index);
+    }
+    const read = async () => {
+      const response = await reader.inject({ method: 'GET', url: '/status-lists/visible' });
+      expect(response.statusCode).toBe(200);
+      return getListFromStatusListJWT(response.body);
+    };
+    // The reader has a signed form in memory before the changes; each change must still show on its next reads.
+    await read();
+    for (const index of indexes) {
+      const changed = await writer.inject({
+        method: 'PUT',
+        url: `/vc/status-lists/visible/entries/${index}`,
+        headers,
+        payload: { status: 'invalid' },
+      });
+      expect(changed.statusCode).toBe(200);
+      const lists = await Promise.all(Array.from({ length: 10 }, read));
+      for (const list of lists) expect(list.getStatus(index)).toBe(1);
+    }
   });
 });

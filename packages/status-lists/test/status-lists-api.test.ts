@@ -287,6 +287,33 @@ describe.each(DATABASE_KINDS)('status lists through the API (%s)', (kind) => {
     expect(chained).toBe(true);
   });
 
+  it('answers concurrent reads of several lists from shared statements; each read after a change shows it', async () => {
+    await createList(bed, 'reads-a', { length: 16 });
+    await createList(bed, 'reads-b', { length: 16 });
+    const entries = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => allocate(bed, i % 2 === 0 ? 'reads-a' : 'reads-b')),
+    );
+    // Each change is followed by a read of its list while the other changes and reads (and a read of a list that
+    // does not exist) are in flight: the read shows its own change, whatever batch it joined.
+    const [missing, ...seen] = await Promise.all([
+      call(bed.app, 'GET', '/status-lists/reads-missing', null),
+      ...entries.map(async (e) => {
+        await setStatus(bed, e.listId, e.index, 'invalid');
+        return { e, list: getListFromStatusListJWT(await published(bed, e.listId)) };
+      }),
+    ]);
+    expect(missing!.statusCode).toBe(404);
+    for (const { e, list } of seen as { e: (typeof entries)[number]; list: { getStatus(i: number): number } }[]) {
+      expect(list.getStatus(e.index)).toBe(1);
+    }
+    // Once all are done, each list shows all of its own changes and none of the other's.
+    for (const id of ['reads-a', 'reads-b']) {
+      const list = getListFromStatusListJWT(await published(bed, id));
+      const mine = entries.filter((e) => e.listId === id).map((e) => e.index);
+      for (let i = 0; i < 16; i++) expect(list.getStatus(i)).toBe(mine.includes(i) ? 1 : 0);
+    }
+  });
+
   it('rolls over to a new list of the same configuration when full; indexes never repeat', async () => {
     await createList(bed, 'small', { length: 8, type: 'BitstringStatusList' });
     const entries = [];

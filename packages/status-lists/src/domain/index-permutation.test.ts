@@ -33,6 +33,22 @@ describe('IndexPermutation', () => {
     expect(seqA).not.toEqual(seqB);
   });
 
+  it('reuses the permutation of a key and size, and keeps lists with other keys or sizes apart', () => {
+    const key = randomBytes(32);
+    const once = IndexPermutation.of(key, 10_000);
+    expect(IndexPermutation.of(new Uint8Array(key), 10_000)).toBe(once);
+    const fresh = new IndexPermutation(key, 10_000);
+    expect(Array.from({ length: 20 }, (_, i) => once.forward(i))).toEqual(
+      Array.from({ length: 20 }, (_, i) => fresh.forward(i)),
+    );
+    expect(IndexPermutation.of(key, 10_001)).not.toBe(once);
+    const other = IndexPermutation.of(randomBytes(32), 10_000);
+    expect(other).not.toBe(once);
+    expect(Array.from({ length: 10 }, (_, i) => other.forward(i))).not.toEqual(
+      Array.from({ length: 10 }, (_, i) => once.forward(i)),
+    );
+  });
+
   it('refuses values outside the domain', () => {
     const permutation = new IndexPermutation(randomBytes(32), 10);
     expect(() => permutation.forward(10)).toThrow(RangeError);

@@ -13,6 +13,10 @@ import { createCipheriv, type Cipher } from 'node:crypto';
  */
 const ROUNDS = 10;
 
+/** Permutations already keyed (an AES key schedule per list, not per request), by key and size; bounded. */
+const CACHE_LIMIT = 256;
+const cache = new Map<string, IndexPermutation>();
+
 export class IndexPermutation {
   private readonly bits: number;
   private readonly cipher: Cipher;
@@ -26,6 +30,21 @@ export class IndexPermutation {
     this.bits = Math.max(2, Math.ceil(Math.log2(size)));
     // ECB of one block at a time is AES as a pseudo-random function; the cipher object serves every call.
     this.cipher = createCipheriv('aes-256-ecb', key, null).setAutoPadding(false);
+  }
+
+  /**
+   * The permutation of a list, made once per key and size and then reused: every allocation and every status
+   * change checks an index against it, and making the cipher costs more than the walk through it.
+   */
+  static of(key: Uint8Array, size: number): IndexPermutation {
+    const id = `${size}:${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1')}`;
+    let permutation = cache.get(id);
+    if (!permutation) {
+      permutation = new IndexPermutation(key, size);
+      if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+      cache.set(id, permutation);
+    }
+    return permutation;
   }
 
   /** The index handed out for allocation number `counter` (0-based). */

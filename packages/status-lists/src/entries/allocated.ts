@@ -7,7 +7,7 @@ export function checkAllocated(list: StoredList, index: number): void {
   if (index >= list.length) {
     throw badInput(`index ${index} is out of the range of the list (0 to ${list.length - 1}).`, 'index');
   }
-  if (new IndexPermutation(list.permutationKey, list.length).inverse(index) >= list.allocated) {
+  if (IndexPermutation.of(list.permutationKey, list.length).inverse(index) >= list.allocated) {
     throw entryNotAllocated();
   }
 }

@@ -66,7 +66,7 @@ export class EntryAllocator {
       if (result.kind === 'missing') throw listNotFound();
       if (result.kind === 'retry') continue;
       if (result.kind === 'reserved') {
-        const permutation = new IndexPermutation(result.list.permutationKey, result.list.length);
+        const permutation = IndexPermutation.of(result.list.permutationKey, result.list.length);
         for (let n = result.first; n < result.first + result.count; n++) {
           allocations.push({ list: result.list, index: permutation.forward(n) });
         }

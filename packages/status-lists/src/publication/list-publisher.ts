@@ -1,12 +1,13 @@
-import type { Clock, Database, KeyManager } from '@tessera/platform';
+import { TenantBatcher, type Clock, type Database, type KeyManager } from '@tessera/platform';
 import { listNotFound } from '../domain/errors.js';
 import { MEDIA_TYPES } from '../domain/list-forms.js';
 import type { ListType } from '../domain/list-definition.js';
 import { getList, listChunks, type StoredList } from '../storage/list-rows.js';
 import {
   getPublication,
-  publicationHead,
+  publicationHeads,
   putPublication,
+  type PublicationHead,
   type StoredPublication,
 } from '../storage/publication-rows.js';
 import { assembleStatuses, renderList } from './render-list.js';
@@ -35,6 +36,12 @@ const MEMO_LIMIT = 64;
 export class ListPublisher {
   private readonly memo = new Map<string, Publication>();
   private readonly inflight = new Map<string, Promise<Publication>>();
+  /**
+   * Concurrent reads of a tenant's lists share one statement for the lists' heads. A read that arrives while such a
+   * statement runs waits for the next one, whose snapshot is younger than the read: it still sees every change
+   * committed before it arrived.
+   */
+  private readonly heads: TenantBatcher<string, PublicationHead | null>;
 
   constructor(
     private readonly deps: {
@@ -43,12 +50,20 @@ export class ListPublisher {
       clock: Clock;
       uriOf: (tenantId: string, listId: string) => string;
     },
-  ) {}
+  ) {
+    this.heads = new TenantBatcher(
+      async (tenantId, listIds) => {
+        const found = await deps.db.withTenantSession(tenantId, (sql) => publicationHeads(sql, [...new Set(listIds)]));
+        return listIds.map((listId) => ({ status: 'fulfilled', value: found.get(listId) ?? null }));
+      },
+      { maxBatchSize: 256 },
+    );
+  }
 
   /** The current signed form of the list, signing it again when it is outdated. */
   async current(tenantId: string, listId: string): Promise<Publication> {
     const { db, clock } = this.deps;
-    const head = await db.withTenantSession(tenantId, (sql) => publicationHead(sql, listId));
+    const head = await this.heads.load(tenantId, listId);
     if (!head) throw listNotFound();
     const key = `${tenantId}\n${listId}`;
     const published = head.published;
@@ -77,8 +92,10 @@ export class ListPublisher {
 
   private async sign(tenantId: string, listId: string): Promise<Publication> {
     const { db, keys, clock } = this.deps;
-    // The version is read before the statuses: what is signed is at least as new as the version it is labelled.
-    const loaded = await db.withTenant(tenantId, async (sql) => {
+    // The version is read before the statuses, each statement with a snapshot of its own (read committed): what is
+    // signed is at least as new as the version it is labelled. No transaction is needed for that, so none is
+    // opened (two round trips fewer per signing).
+    const loaded = await db.withTenantSession(tenantId, async (sql) => {
       const list = await getList(sql, listId);
       return list ? { list, chunks: await listChunks(sql, listId) } : null;
     });

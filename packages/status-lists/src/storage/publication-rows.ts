@@ -22,7 +22,11 @@ export interface PublicationHead {
   published: { version: string; etag: string; refreshAt: Date } | null;
 }
 
-export async function publicationHead(sql: Sql, listId: string): Promise<PublicationHead | null> {
+/**
+ * The heads of several lists in one statement (concurrent reads of a tenant share it: list-publisher.ts); lists that
+ * do not exist are absent from the map.
+ */
+export async function publicationHeads(sql: Sql, listIds: readonly string[]): Promise<Map<string, PublicationHead>> {
   const rows = await sql.query<{
     list_id: string;
     type: ListType;
@@ -36,21 +40,24 @@ export async function publicationHead(sql: Sql, listId: string): Promise<Publica
             p.refresh_at
        FROM status_lists l
        LEFT JOIN status_list_publications p ON p.tenant_id = l.tenant_id AND p.list_id = l.list_id
-      WHERE l.list_id = $1`,
-    [listId],
+      WHERE l.list_id = ANY($1::text[])`,
+    [listIds],
   );
-  const r = rows.rows[0];
-  if (!r) return null;
-  return {
-    listId: r.list_id,
-    type: r.type,
-    ttlSeconds: Number(r.ttl_seconds),
-    version: String(r.version),
-    published:
-      r.pub_version === null
-        ? null
-        : { version: String(r.pub_version), etag: r.etag!, refreshAt: new Date(r.refresh_at!) },
-  };
+  return new Map(
+    rows.rows.map((r) => [
+      r.list_id,
+      {
+        listId: r.list_id,
+        type: r.type,
+        ttlSeconds: Number(r.ttl_seconds),
+        version: String(r.version),
+        published:
+          r.pub_version === null
+            ? null
+            : { version: String(r.pub_version), etag: r.etag!, refreshAt: new Date(r.refresh_at!) },
+      },
+    ]),
+  );
 }
 
 export async function getPublication(sql: Sql, listId: string): Promise<StoredPublication | null> {
