@@ -30,7 +30,8 @@ export function startAuthorization(ctx: TokenServiceContext) {
       // OpenID4VCI 1.0 §5.1: a request for credentials (issuer_state, authorization_details or a credential scope).
       const credentialParts = splitCredentialRequest(params, ctx.credentialScopes);
       const check = checkAuthorizationRequest(credentialParts?.params ?? params, cmd.tenantId, ctx.clients, {
-        dpopEnabled: ctx.config.dpop.enabled,
+        // dpop_jkt (RFC 9449 §10) binds a credential request's code whether or not DPoP is on for logins (HAIP 1.0).
+        dpopEnabled: ctx.config.dpop.enabled || credentialParts !== null,
         allowMissingScope: credentialParts !== null,
       });
       if (check.kind === 'no_redirect')

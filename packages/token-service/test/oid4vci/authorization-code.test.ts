@@ -290,7 +290,9 @@ describe('credential authorization code flow through a wallet login (login_hint=
   const WALLET_USER = '7b0c7a5e-1111-4222-8333-944444444444';
   beforeAll(async () => {
     // The bridge's answer for a completed presentation session (its own tests cover the presentation itself).
+    // DPoP off for the login grants: a credential request's dpop_jkt and proof still bind its code and token.
     bed = await startOid4vciBed('pglite', {
+      dpop: false,
       wallet: {
         redeem: async () => ({
           kind: 'redeemed',
@@ -307,11 +309,12 @@ describe('credential authorization code flow through a wallet login (login_hint=
   });
   afterAll(async () => bed?.close());
 
-  it('carries the issuer_state to the code of the wallet login, whose token names the wallet user', async () => {
+  it('carries the issuer_state and dpop_jkt to the code of the wallet login (DPoP off for logins); the token names the wallet user', async () => {
     const { issuerState } = await bed.grants.createIssuerState('demo', {
       correlationId: 'wallet-login-issuance',
       credentialConfigurationIds: OFFERED,
     });
+    const key = await clientKey();
     const verifier = randomBytes(32).toString('base64url');
     const url = new URL(`${bed.issuer}/authorize`);
     for (const [k, v] of Object.entries({
@@ -323,23 +326,32 @@ describe('credential authorization code flow through a wallet login (login_hint=
       issuer_state: issuerState,
       authorization_details: JSON.stringify([detail('diploma-vc')]),
       login_hint: 'oid4vp:0b4f6a2e-5c3d-4e1f-9a8b-7c6d5e4f3a2b',
+      dpop_jkt: key.jkt,
     }))
       url.searchParams.set(k, v);
     const res = await fetch(url, { redirect: 'manual' });
     expect(res.status).toBe(303);
     const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
     expect(code.startsWith('vci.')).toBe(true);
-    const token = await postForm(bed.tokenEndpoint, {
+    const form = {
       grant_type: 'authorization_code',
       code,
       code_verifier: verifier,
       redirect_uri: WALLET_REDIRECT,
       client_id: WALLET_CLIENT,
+    };
+    // Bound by dpop_jkt: no proof, no token (and the code stays unused).
+    expect(await postForm(bed.tokenEndpoint, form)).toMatchObject({
+      status: 400,
+      body: { error: 'invalid_dpop_proof' },
     });
-    expect(token.status).toBe(200);
+    const proof = await key.proof({ httpMethod: 'POST', httpUrl: bed.tokenEndpoint, now: bed.clock.now() });
+    const token = await postForm(bed.tokenEndpoint, form, { dpop: proof });
+    expect(token).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
     expect(await bed.verifyAccessToken(token.body.access_token as string)).toMatchObject({
       sub: WALLET_USER,
       issuance_session: 'wallet-login-issuance',
+      cnf: { jkt: key.jkt },
       authorization_details: [{ ...detail('diploma-vc'), credential_identifiers: ['diploma-vc'] }],
     });
   });
