@@ -16,21 +16,32 @@ export const designResolve: Scenario = {
     'POST /api/v1/designs/credentials/resolve by binding (JWT, policy, 2 layers, 3 locales, ETag) on PostgreSQL',
   kind: 'http',
   baseline: 'bare-route',
-  goal: { minRatio: 0.25, text: 'resolves per second at least 25% of the bare route, 50 connections' },
+  // Per core: on a shared two-core machine the throughput of both is bounded by the load generator and by whatever
+  // else runs; requests per CPU second of the server are what this code decides.
+  goal: {
+    minRatio: 0.25,
+    basis: 'per-core',
+    text: 'resolves per CPU second at least 25% of the bare route, 50 connections',
+  },
   connections: 50,
   setup: (context) => resolveSetup(context, false),
 };
 
 /**
- * The same resolve carrying the current ETag in If-None-Match: everything above runs (the ETag must be computed to
- * be compared), and the answer is a 304 without a body.
+ * The same resolve carrying the current ETag in If-None-Match: the request pipeline and the command as above, but
+ * the read is of the ETag's inputs only (design id, revision, update time, variants' ids and update times; no
+ * document is read, parsed or merged), and the answer is a 304 without a body.
  */
 export const designResolve304: Scenario = {
   name: 'design-resolve-304',
   description: 'the same resolve with If-None-Match holding the current ETag: 304, no body',
   kind: 'http',
   baseline: 'bare-route',
-  goal: { minRatio: 0.4, text: 'conditional resolves per second at least 40% of the bare route, 50 connections' },
+  goal: {
+    minRatio: 0.4,
+    basis: 'per-core',
+    text: 'conditional resolves per CPU second at least 40% of the bare route, 50 connections',
+  },
   connections: 50,
   setup: (context) => resolveSetup(context, true),
 };

@@ -11,7 +11,7 @@ import { registerAssetRoutes } from './http/asset-routes.js';
 import { createSourceFetcher, type SourceFetcher } from './import/source-fetcher.js';
 import type { DesignsServices } from './services.js';
 import { postgresBlobStore, type BlobStore } from './storage/blob-store.js';
-import { createResolveReads } from './storage/resolve-reads.js';
+import { createResolveReads, createValidatorReads } from './storage/resolve-reads.js';
 
 export interface DesignsDeps {
   config: DesignsConfig;
@@ -36,6 +36,7 @@ export function createDesignsServices(platform: Platform, deps: DesignsDeps): De
       }),
     blobs: deps.blobs ?? postgresBlobStore,
     readForResolve: createResolveReads(platform.db),
+    readValidatorsForResolve: createValidatorReads(platform.db),
   };
 }
 

@@ -9,10 +9,12 @@ import {
   resolveDesign,
   resolveEtag,
   type ResolvedDesign,
+  validatorsOf,
   type ResolveLayers,
 } from '../domain/resolve-design.js';
 import { mapOcaBundle } from '../mappers/index.js';
 import type { DesignsServices } from '../services.js';
+import type { DesignSelector } from '../storage/design-store.js';
 import { designCommand } from './design-commands.js';
 
 export interface ResolveDesignInput {
@@ -75,30 +77,41 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
     async run(ctx, input) {
       const selector = selectorOf(input);
       const oca = inlineOca(input, s.config.defaultLocale);
-      const found = await s.readForResolve(
-        ctx.tenantId,
+      const designSelector: DesignSelector =
         'designId' in selector
           ? { kind: info.kind, designId: selector.designId }
-          : { kind: info.kind, key: selector.binding.key, value: selector.binding.value },
-      );
-      if (!found) throw designNotFound();
+          : { kind: info.kind, key: selector.binding.key, value: selector.binding.value };
       const bundle = input.externalMetadata?.ocaBundle;
-      const layers: ResolveLayers = {
-        record: found.stored.record,
-        revision: found.stored.revision,
+      const request = {
         tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,
-        snapshot: found.stored.sourceDocument,
-        inlineOca: oca,
         inlineOcaDigest: bundle === undefined ? null : createHash('sha256').update(canonicalJson(bundle)).digest('hex'),
-        variants: found.variants,
       };
       const options = {
         preferredLocales: input.preferredLocales ?? [],
         renderTarget: input.renderTarget ?? null,
         defaultLocale: s.config.defaultLocale,
       };
-      const etag = resolveEtag(layers, options);
+      // A conditional resolve reads the ETag's inputs first: when they still give the client's ETag, the answer is
+      // 304 without reading a document (RFC 9110 §13.1.2). Otherwise (or unconditionally) the design is read in full.
+      if (input.ifNoneMatch) {
+        const validators = await s.readValidatorsForResolve(ctx.tenantId, designSelector);
+        if (!validators) throw designNotFound();
+        const etag = resolveEtag(validators, request, options);
+        if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
+      }
+      const found = await s.readForResolve(ctx.tenantId, designSelector);
+      if (!found) throw designNotFound();
+      const layers: ResolveLayers = {
+        record: found.stored.record,
+        revision: found.stored.revision,
+        ...request,
+        snapshot: found.stored.sourceDocument,
+        inlineOca: oca,
+        variants: found.variants,
+      };
+      // The layers read may be newer than the validators were: the ETag is the one of what is answered.
+      const etag = resolveEtag(validatorsOf(layers), request, options);
       if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
-      return { notModified: false, ...resolveDesign(layers, options) };
+      return { notModified: false, ...resolveDesign(layers, options, etag) };
     },
   });

@@ -92,15 +92,41 @@ function applyTenantDefaults(displays: Display[], defaults: TenantDefaults): Dis
   }));
 }
 
-export function resolveEtag(layers: ResolveLayers, options: ResolveOptions): string {
+/** The ETag inputs a design contributes: what the storage's validators read answers too (VALIDATORS_BATCH). */
+export interface EtagValidators {
+  designId: string;
+  revision: number;
+  updatedAt: string;
+  /** `[id, updatedAt]` of each render variant, in the order the resolve lists them before matching. */
+  variants: readonly (readonly [string, string])[];
+}
+
+export function validatorsOf(layers: ResolveLayers): EtagValidators {
+  return {
+    designId: layers.record.id,
+    revision: layers.revision,
+    updatedAt: layers.record.updatedAt,
+    variants: layers.variants.map((v) => [v.id, v.updatedAt] as const),
+  };
+}
+
+/**
+ * The ETag from the design's validators and the request's other inputs. Both paths of a resolve compute it from
+ * the same values in the same order: the full read (validatorsOf) and the conditional resolve's validators read.
+ */
+export function resolveEtag(
+  validators: EtagValidators,
+  request: Pick<ResolveLayers, 'tenantDefaults' | 'inlineOcaDigest'>,
+  options: ResolveOptions,
+): string {
   const inputs = JSON.stringify([
     RESOLVER_VERSION,
-    layers.record.id,
-    layers.revision,
-    layers.record.updatedAt,
-    layers.variants.map((v) => [v.id, v.updatedAt]),
-    layers.tenantDefaults,
-    layers.inlineOcaDigest,
+    validators.designId,
+    validators.revision,
+    validators.updatedAt,
+    validators.variants,
+    request.tenantDefaults,
+    request.inlineOcaDigest,
     options.preferredLocales,
     options.renderTarget,
     options.defaultLocale,
@@ -110,7 +136,12 @@ export function resolveEtag(layers: ResolveLayers, options: ResolveOptions): str
 
 const byOrder = (a: Claim, b: Claim) => a.order - b.order || pathKey(a.path).localeCompare(pathKey(b.path));
 
-export function resolveDesign(layers: ResolveLayers, options: ResolveOptions): ResolvedDesign {
+/** The merged design; `etag` is the one the caller computed for these layers (resolveEtag), not hashed again. */
+export function resolveDesign(
+  layers: ResolveLayers,
+  options: ResolveOptions,
+  etag = resolveEtag(validatorsOf(layers), layers, options),
+): ResolvedDesign {
   const { record } = layers;
   const stored = storedDocument(record);
   const appliedLayers: string[] = [];
@@ -186,7 +217,6 @@ export function resolveDesign(layers: ResolveLayers, options: ResolveOptions): R
 
   const design: DesignRecord = { ...record, ...doc };
   if (doc.claims === undefined) delete design.claims;
-  const etag = resolveEtag(layers, options);
   return { design, locale, display, claims, renderVariants, renderHints, appliedLayers, lockedFields, etag };
 }
 

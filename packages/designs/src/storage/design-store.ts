@@ -122,7 +122,55 @@ const RESOLVE_BATCH = `WITH wanted AS (
   SELECT wanted.ord, r.*
     FROM wanted CROSS JOIN LATERAL (${RESOLVE_SELECT} WHERE d.id = wanted.id AND d.entity_type = wanted.kind) r`;
 
+/**
+ * What a conditional resolve reads before anything else (RESOLVE_BATCH's rows, without their documents): the
+ * design's id, revision and update time and its variants' ids and update times, in the order RESOLVE_SELECT lists
+ * them. These are what the ETag is computed from (domain/resolve-design.ts), so an If-None-Match is answered 304
+ * without reading, parsing or merging any document.
+ */
+const VALIDATORS_BATCH = `WITH wanted AS (
+    SELECT w.ord, w.elem ->> 'kind' AS kind,
+           COALESCE((w.elem ->> 'designId')::uuid,
+                    (SELECT b.design_id FROM design_bindings b
+                      WHERE b.entity_type = w.elem ->> 'kind' AND b.binding_key = w.elem ->> 'key'
+                        AND b.binding_value = w.elem ->> 'value')) AS id
+      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS w(elem, ord))
+  SELECT wanted.ord, d.id, d.revision, d.updated_at,
+         COALESCE((SELECT jsonb_agg(jsonb_build_array(v.id, ${ISO('v.updated_at')}) ORDER BY v.created_at, v.id)
+                     FROM design_render_variants v WHERE v.tenant_id = d.tenant_id AND v.design_id = d.id), '[]')
+           AS variants
+    FROM wanted JOIN design_records d ON d.id = wanted.id AND d.entity_type = wanted.kind`;
+
+/** The inputs of a design's ETag besides the request's own (see VALIDATORS_BATCH). */
+export interface DesignValidators {
+  designId: string;
+  revision: number;
+  updatedAt: string;
+  /** `[id, updatedAt]` of each render variant, in the order a resolve lists them. */
+  variants: [string, string][];
+}
+
 export const designStore = {
+  /** The ETag inputs of many conditional resolves in one statement, answered in the order asked (null: none). */
+  async validatorsBatch(sql: Sql, selectors: readonly DesignSelector[]): Promise<(DesignValidators | null)[]> {
+    const rows = await sql.query<{
+      ord: string | number;
+      id: string;
+      revision: number;
+      updated_at: Date;
+      variants: [string, string][];
+    }>(VALIDATORS_BATCH, [JSON.stringify(selectors)], { prepareAs: 'designs_resolve_validators_batch' });
+    const out: (DesignValidators | null)[] = selectors.map(() => null);
+    for (const row of rows.rows)
+      out[Number(row.ord) - 1] = {
+        designId: row.id,
+        revision: row.revision,
+        updatedAt: iso(row.updated_at),
+        variants: row.variants,
+      };
+    return out;
+  },
+
   async withVariantsBatch(
     sql: Sql,
     selectors: readonly DesignSelector[],

@@ -1,8 +1,20 @@
-import { TenantBatcher, type Database } from '@tessera/platform';
+import { TenantBatcher, type Database, type Sql } from '@tessera/platform';
 import type { RenderVariant, StoredDesign } from '../domain/records.js';
-import { designStore, type DesignSelector } from './design-store.js';
+import { designStore, type DesignSelector, type DesignValidators } from './design-store.js';
 
 export type ResolveRead = { stored: StoredDesign; variants: RenderVariant[] } | null;
+
+/** One batched read per tenant: concurrent requests' selectors answered by one statement. */
+function batchedRead<R>(
+  db: Database,
+  read: (sql: Sql, items: readonly DesignSelector[]) => Promise<R[]>,
+): (tenantId: string, selector: DesignSelector) => Promise<R> {
+  const batcher = new TenantBatcher<DesignSelector, R>(async (tenantId, items) => {
+    const results = await db.withTenantSession(tenantId, (sql) => read(sql, items));
+    return results.map((value) => ({ status: 'fulfilled' as const, value }));
+  });
+  return (tenantId, selector) => batcher.load(tenantId, selector);
+}
 
 /**
  * The reads of concurrent resolves of one tenant share a statement (the platform's TenantBatcher, as the token
@@ -10,9 +22,15 @@ export type ResolveRead = { stored: StoredDesign; variants: RenderVariant[] } | 
  * after its request arrived, so an edit committed before it is seen, on every replica.
  */
 export function createResolveReads(db: Database): (tenantId: string, selector: DesignSelector) => Promise<ResolveRead> {
-  const batcher = new TenantBatcher<DesignSelector, ResolveRead>(async (tenantId, items) => {
-    const results = await db.withTenantSession(tenantId, (sql) => designStore.withVariantsBatch(sql, items));
-    return results.map((value) => ({ status: 'fulfilled' as const, value }));
-  });
-  return (tenantId, selector) => batcher.load(tenantId, selector);
+  return batchedRead(db, (sql, items) => designStore.withVariantsBatch(sql, items));
+}
+
+/**
+ * What a conditional resolve reads first: the ETag's inputs only (no documents), batched the same way and, like
+ * the full read, never cached. A match answers 304 from this read alone; a miss reads the design in full.
+ */
+export function createValidatorReads(
+  db: Database,
+): (tenantId: string, selector: DesignSelector) => Promise<DesignValidators | null> {
+  return batchedRead(db, (sql, items) => designStore.validatorsBatch(sql, items));
 }
