@@ -8,7 +8,7 @@ import { DesignsConfigSchema } from '@tessera/designs';
 import { PartiesConfigSchema } from '@tessera/parties';
 import { SigningConfigSchema } from '@tessera/signing';
 import { IssuanceConfigSchema } from '@tessera/issuance';
-import { Oid4vciConfigSchema } from '@tessera/oid4vci-issuer';
+import { ISSUER_STATUS_LIST_KEY_ALIAS, Oid4vciConfigSchema } from '@tessera/oid4vci-issuer';
 
 /**
  * The whole configuration: the platform's sections plus one section per bounded context (added by each
@@ -62,5 +62,13 @@ export const ServerConfigSchema = Type.Object(
 export type ServerConfig = Static<typeof ServerConfigSchema>;
 
 export function loadServerConfig(options: LoadConfigOptions = {}): ServerConfig {
-  return loadConfig(ServerConfigSchema, { bindings: [...PLATFORM_ENV, ...IDENTITY_ENV], ...options });
+  const config = loadConfig(ServerConfigSchema, { bindings: [...PLATFORM_ENV, ...IDENTITY_ENV], ...options });
+  // The credential issuer's status lists are signed with its credential key (every role that signs or allocates
+  // them must accept that alias, so it is added here, in every process).
+  if (
+    config.oid4vci.statusListSignedByIssuer &&
+    !config.statusLists.extraKeyAliases.includes(ISSUER_STATUS_LIST_KEY_ALIAS)
+  )
+    config.statusLists.extraKeyAliases.push(ISSUER_STATUS_LIST_KEY_ALIAS);
+  return config;
 }

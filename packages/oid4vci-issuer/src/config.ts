@@ -88,6 +88,12 @@ export const Oid4vciConfigSchema = Type.Object(
     maxPinLength: Type.Integer({ minimum: 4, maximum: 12, default: 8 }),
     /** `interval` of a deferred answer (§9.1), seconds. */
     deferredIntervalSeconds: Type.Integer({ minimum: 1, maximum: 3600, default: 5 }),
+    /**
+     * The status lists of the credentials are signed with the credential signing key (a verifier such as the
+     * bridge takes a list only from the credential's own issuer key). Needs `oid4vci-issuer.{tenant}` among
+     * `statusLists.extraKeyAliases` (the server configuration adds it). false: the status-list service's own key.
+     */
+    statusListSignedByIssuer: Type.Boolean({ default: true }),
     /** Status list series each credential gets an entry in (`@tessera/status-lists`). */
     statusPurpose: Type.Union([Type.Literal('revocation'), Type.Literal('suspension')], { default: 'revocation' }),
   },
@@ -107,3 +113,6 @@ export const credentialIssuerFor =
   (config: Oid4vciConfig) =>
   (tenantId: string): string | undefined =>
     config.tenants[tenantId]?.credentialIssuer.replace(/\/+$/, '');
+
+/** The key alias of `statusLists.extraKeyAliases` that lets status lists be signed with the credential key. */
+export const ISSUER_STATUS_LIST_KEY_ALIAS = 'oid4vci-issuer.{tenant}';

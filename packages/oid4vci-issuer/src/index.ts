@@ -7,6 +7,7 @@ export {
   Oid4vciConfigSchema,
   CredentialConfigurationSchema,
   credentialIssuerFor,
+  ISSUER_STATUS_LIST_KEY_ALIAS,
   type Oid4vciConfig,
   type CredentialConfiguration,
 } from './config.js';

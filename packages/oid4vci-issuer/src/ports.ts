@@ -70,7 +70,11 @@ export interface IssuanceSessionsPort {
 export interface StatusEntriesPort {
   allocateStatusEntry(
     tenant: string,
-    listConfig: { type: 'OAuthStatusList' | 'BitstringStatusList'; statusPurpose?: 'revocation' | 'suspension' },
+    listConfig: {
+      type: 'OAuthStatusList' | 'BitstringStatusList';
+      statusPurpose?: 'revocation' | 'suspension';
+      keyRef?: string;
+    },
   ): Promise<{
     status?: { status_list: { idx: number; uri: string } };
     credentialStatus?: Record<string, unknown>;

@@ -7,6 +7,7 @@ import {
   type TestPlatform,
 } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
+import { bridgeMigrations } from '@tessera/bridge';
 import { createDesignDisplays, DesignsConfigSchema, designsMigrations, registerDesignsRoutes } from '@tessera/designs';
 import Value from 'typebox/value';
 import {
@@ -35,6 +36,7 @@ import {
 } from '@tessera/status-lists';
 import {
   credentialIssuerFor,
+  ISSUER_STATUS_LIST_KEY_ALIAS,
   Oid4vciConfigSchema,
   oid4vciMigrations,
   registerOid4vciRoutes,
@@ -47,6 +49,7 @@ export const migrations: Migration[] = [
   ...tokenServiceMigrations,
   ...statusListsMigrations,
   ...designsMigrations,
+  ...bridgeMigrations,
   ...issuanceMigrations,
   ...oid4vciMigrations,
 ];
@@ -57,6 +60,9 @@ export const VC = 'tessera.employee';
 /** A VC-JWT on the stored pipeline `employment`, whose HR connector answers later (deferred issuance). */
 export const DEFERRED_VC = 'tessera.employee.deferred';
 export const EMPLOYMENT_PIPELINE = 'employment';
+/** An SD-JWT VC of the type and claims the bridge's wallet-login query asks for. */
+export const LOGIN = 'tessera.login';
+export const LOGIN_VCT = 'urn:tessera:vct:wallet-login';
 
 /** The issuer's configuration in the tests: an SD-JWT VC with five claims and a VC-JWT, both on inline pipelines. */
 export function testConfig(credentialIssuer: string, over: Record<string, unknown> = {}): Oid4vciConfig {
@@ -82,6 +88,17 @@ export function testConfig(credentialIssuer: string, over: Record<string, unknow
           format: 'jwt_vc_json',
           type: ['EmployeeCredential'],
           claims: [{ path: 'name' }, { path: 'employer' }],
+        },
+        [LOGIN]: {
+          format: 'dc+sd-jwt',
+          vct: LOGIN_VCT,
+          claims: [
+            { path: 'service_id' },
+            { path: 'eduperson_principal_name' },
+            { path: 'given_name', mandatory: false },
+            { path: 'family_name', mandatory: false },
+            { path: 'email', mandatory: false },
+          ],
         },
         [DEFERRED_VC]: {
           format: 'jwt_vc_json',
@@ -168,7 +185,8 @@ export async function startBed(
   const app = await createRoleApp(t.platform, { role: 'issuance', title: 'Tessera issuance', family: 'design' });
   const statusLists = loadConfig(StatusListsConfigSchema, {
     env: {},
-    overrides: { minLength: 16, defaultLength: 1024 },
+    // A one-second ttl, so that a verifier's cached copy lets a revocation through within a test.
+    overrides: { minLength: 16, defaultLength: 1024, ttlSeconds: 1, extraKeyAliases: [ISSUER_STATUS_LIST_KEY_ALIAS] },
   });
   const statusApp = await createRoleApp(t.platform, { role: 'status-lists', title: 'Status lists', family: 'oauth' });
   await registerStatusListsRoutes(statusApp, t.platform, { config: statusLists });

@@ -13,6 +13,8 @@ export interface LibraryWallet {
   newSigner(): Promise<JwtSignerJwk>;
   /** A DPoP proof (RFC 9449 §4.2) for a raw request with an access token, signed by one of the wallet's keys. */
   dpopProof(signer: JwtSignerJwk, method: string, url: string, accessToken: string): Promise<string>;
+  /** The private JWK of one of the wallet's keys (to hand the key to another wallet, the test wallet). */
+  exportPrivate(signer: JwtSignerJwk): Promise<JWK>;
   /** A jwt proof (OpenID4VCI 1.0 Appendix F.1) made by hand, so that tests can spoil any part of it. */
   proofJwt(
     signer: JwtSignerJwk,
@@ -46,6 +48,7 @@ export function createLibraryWallet(): LibraryWallet {
   });
   return {
     client,
+    exportPrivate: (signer) => exportJWK(privateKeys.get(thumb(signer.publicJwk as JWK))!),
     async proofJwt(signer, claims, header = {}) {
       const jwk = signer.publicJwk as JWK;
       return new SignJWT({ iat: Math.floor(Date.now() / 1000), ...claims })

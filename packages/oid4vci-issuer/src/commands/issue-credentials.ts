@@ -1,5 +1,6 @@
 import type { JWK } from 'jose';
 import type { Sql } from '@tessera/platform';
+import { issuerKeyAlias } from '../credentials/issuer-keys.js';
 import { issueSdJwtVc } from '../credentials/sd-jwt-vc.js';
 import { issueVcJwt } from '../credentials/vc-jwt.js';
 import { randomToken, sha256 } from '../domain/secrets.js';
@@ -26,11 +27,14 @@ export async function issueCredentials(
   const configuration = s.config.credentialConfigurations[input.configurationId]!;
   const now = s.clock.now();
   const sdJwt = configuration.format === 'dc+sd-jwt';
+  // The lists signed by the credential key (created first): a verifier takes a list from the credential's issuer.
+  if (s.config.statusListSignedByIssuer) await s.issuerKeys.publicJwk(endpoint.tenantId);
   const entries = await Promise.all(
     input.holderKeys.map(() =>
       s.statusEntries.allocateStatusEntry(endpoint.tenantId, {
         type: sdJwt ? 'OAuthStatusList' : 'BitstringStatusList',
         statusPurpose: s.config.statusPurpose,
+        ...(s.config.statusListSignedByIssuer ? { keyRef: issuerKeyAlias(endpoint.tenantId) } : {}),
       }),
     ),
   );

@@ -2,11 +2,11 @@ import type { JWK } from 'jose';
 import { signJwt, type KeyManager } from '@tessera/platform';
 
 /**
- * The tenant's credential signing key (ES256, HAIP 1.0 §5) in the key manager, alias `oid4vci-issuer:<tenant>`,
+ * The tenant's credential signing key (ES256, HAIP 1.0 §5) in the key manager, alias `oid4vci-issuer.<tenant>`,
  * created on first use. Its public keys are published in the JWT VC Issuer Metadata (`/.well-known/jwt-vc-issuer`
  * under the credential issuer, SD-JWT VC §5) and the `kid` of each credential names the key there.
  */
-export const issuerKeyAlias = (tenantId: string) => `oid4vci-issuer:${tenantId}`;
+export const issuerKeyAlias = (tenantId: string) => `oid4vci-issuer.${tenantId}`;
 
 export class IssuerKeys {
   private readonly ensured = new Map<string, Promise<unknown>>();
