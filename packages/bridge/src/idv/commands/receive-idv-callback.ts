@@ -1,11 +1,17 @@
-import { defineCommand, isAppError, UpstreamLoginError, type UpstreamLoginResult } from '@tessera/platform';
+import {
+  defineCommand,
+  isAppError,
+  StagedAuditEvents,
+  UpstreamLoginError,
+  type UpstreamLoginResult,
+} from '@tessera/platform';
 import { sessionStore } from '../../storage/session-store.js';
 import { reasonOfUpstreamError, type IdvFailureReason } from '../domain/failure-reasons.js';
 import { institutionalClaims, type InstitutionalLogin } from '../domain/institutional-claims.js';
 import { portalCallbackUrl } from '../domain/portal-redirect.js';
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
-import { auditIdvFailed } from './idv-audit.js';
+import { idvFailedEvent } from './idv-audit.js';
 import { failReconciliation, markFailed, reconciliationAad } from './fail-reconciliation.js';
 import { finishReconciliation } from './finish-reconciliation.js';
 
@@ -45,7 +51,9 @@ export const receiveIdvCallback = (idv: IdvServices) =>
       const services = idv.bridge;
       const tenantId = ctx.tenantId;
       const now = services.clock.now();
-      const spent = await services.platform.db.withTenant(tenantId, async (sql) => {
+      // The spent state (and a blocked attempt's failure) commit with their audit events (issue 13 §7).
+      const blockedEvents = new StagedAuditEvents(services.platform.audit);
+      const spent = await ctx.unitOfWork(async (sql) => {
         const attempt = await reconciliationStore.spendState(sql, input.reconciliationId, input.stateId, now);
         if (!attempt) return null;
         const session = await sessionStore.get(sql, attempt.sessionId);
@@ -53,7 +61,10 @@ export const receiveIdvCallback = (idv: IdvServices) =>
         if (!session || (session.status !== 'VERIFIED' && session.status !== 'IDV_REQUIRED'))
           blocked = 'session_invalid';
         else if (now >= session.expiresAt) blocked = 'session_expired';
-        if (blocked) await markFailed(sql, attempt.id, blocked, now);
+        if (blocked) {
+          await markFailed(sql, attempt.id, blocked, now);
+          await blockedEvents.stage(sql, idvFailedEvent(idv, tenantId, attempt, blocked));
+        }
         return { attempt, blocked };
       });
       if (!spent) {
@@ -80,7 +91,7 @@ export const receiveIdvCallback = (idv: IdvServices) =>
         return toPortal(await endedWith(idv, tenantId, attempt.id));
       };
       if (spent.blocked) {
-        await auditIdvFailed(idv, tenantId, attempt, spent.blocked);
+        await blockedEvents.chain();
         return toPortal(spent.blocked);
       }
 
