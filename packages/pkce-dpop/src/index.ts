@@ -12,7 +12,7 @@ export { createPkce } from './pkce/create-pkce.js';
 export { verifyPkce } from './pkce/verify-pkce.js';
 export { validateCodeChallenge } from './pkce/validate-code-challenge.js';
 export { computeCodeChallenge } from './pkce/compute-code-challenge.js';
-export { isValidCodeVerifier } from './pkce/check-pkce-format.js';
+export { isValidCodeChallenge, isValidCodeVerifier } from './pkce/check-pkce-format.js';
 
 // DPoP proofs
 export type {

@@ -1,5 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
+import { constantTimeEqual } from '@tessera/platform';
 
 /**
  * Client secrets with an encoder prefix (000 §2.8): `{plain}` for development, `{argon2}` (argon2id, the
@@ -28,13 +29,6 @@ export async function hashClientSecret(secret: string): Promise<string> {
   return `{argon2}${await argon2Hash(secret)}`;
 }
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
-
-function constantTimeEqual(a: string, b: string): boolean {
-  // Compare digests so that length differences take the same time.
-  return timingSafeEqual(sha256(a), sha256(b));
-}
-
 /**
  * Verifies presented secrets. An argon2 verification costs ~12 ms of CPU by design; a successful one is
  * remembered for `cacheSeconds` under SHA-256(stored hash, presented secret), so a busy client pays it once per
@@ -50,7 +44,7 @@ export class ClientSecretVerifier {
 
   async verify(stored: StoredSecret, presented: string): Promise<boolean> {
     if (stored.encoder === 'plain') return constantTimeEqual(stored.value, presented);
-    const key = sha256(`${stored.value}\u0000${presented}`).toString('base64url');
+    const key = createHash('sha256').update(`${stored.value}\u0000${presented}`).digest('base64url');
     const until = this.verified.get(key);
     if (until !== undefined && until > this.now()) return true;
     let ok = false;

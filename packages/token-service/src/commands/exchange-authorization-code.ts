@@ -2,7 +2,7 @@ import { defineCommand, type ExecutionContext } from '@tessera/platform';
 import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import { oauthError } from '../domain/oauth-error.js';
-import { CODE_VERIFIER, s256Challenge, verifyS256 } from '../domain/pkce.js';
+import { isCodeVerifier, s256Challenge, verifyS256 } from '../domain/pkce.js';
 import { dpopBindingError } from '../domain/dpop-binding.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
@@ -76,7 +76,7 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       if (!input.codeVerifier) throw oauthError('invalid_request', 'code_verifier is required (PKCE).');
       // A malformed verifier is a malformed request (RFC 7636 §4.1 syntax, RFC 6749 §5.2); a well-formed one that
       // does not match is invalid_grant (RFC 7636 §4.6).
-      if (!CODE_VERIFIER.test(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
+      if (!isCodeVerifier(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
       // The proof's replay state and nonce key have units of work of their own: checked before the grant's.
       const proofJkt = await ctx.dpop.verifyTokenRequest(

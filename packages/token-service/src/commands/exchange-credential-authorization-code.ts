@@ -4,7 +4,7 @@ import type { TokenServiceContext } from '../context.js';
 import type { Client } from '../clients/client-registry.js';
 import { dpopBindingError } from '../domain/dpop-binding.js';
 import { oauthError } from '../domain/oauth-error.js';
-import { CODE_VERIFIER, verifyS256 } from '../domain/pkce.js';
+import { isCodeVerifier, verifyS256 } from '../domain/pkce.js';
 import { hashToken } from '../domain/random.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { credentialAuthorizationStore } from '../oid4vci/credential-authorization-store.js';
@@ -49,7 +49,7 @@ export function exchangeCredentialAuthorizationCode(ctx: TokenServiceContext) {
     run: async (cmd, input) => {
       const tenantId = cmd.tenantId;
       if (!input.codeVerifier) throw oauthError('invalid_request', 'code_verifier is required (PKCE).');
-      if (!CODE_VERIFIER.test(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
+      if (!isCodeVerifier(input.codeVerifier)) throw oauthError('invalid_request', 'code_verifier is malformed.');
       if (!input.redirectUri) throw oauthError('invalid_request', 'redirect_uri is required (RFC 6749 §4.1.3).');
       const audience = credentialAudience(ctx, tenantId, input.resource);
       const proofJkt = await ctx.dpop.verifyTokenRequest(

@@ -2,7 +2,7 @@ import type { Client, ClientRegistry } from '../clients/client-registry.js';
 import type { OAuthErrorCode } from './oauth-error.js';
 import { redirectUriMatches } from './redirect-uri.js';
 import { parseScope, formatScope } from './scopes.js';
-import { S256_CHALLENGE } from './pkce.js';
+import { isS256Challenge } from './pkce.js';
 import { JWK_THUMBPRINT } from './dpop-binding.js';
 import type { CredentialAuthorization } from '../oid4vci/credential-authorization.js';
 
@@ -99,7 +99,7 @@ export function checkAuthorizationRequest(
   const method = params.get('code_challenge_method');
   if (!codeChallenge) return fail('invalid_request', 'code_challenge is required (PKCE).');
   if (method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256.');
-  if (!S256_CHALLENGE.test(codeChallenge)) return fail('invalid_request', 'code_challenge is malformed.');
+  if (!isS256Challenge(codeChallenge)) return fail('invalid_request', 'code_challenge is malformed.');
   if (params.get('prompt')?.split(' ').includes('none')) return fail('login_required', 'The user must log in.');
   const dpopJkt = params.get('dpop_jkt');
   if (dpopJkt !== null && !options.dpopEnabled) return fail('invalid_request', 'dpop_jkt is not supported.');

@@ -1,14 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '@tessera/platform';
 
 /** A JWK SHA-256 thumbprint (RFC 7638) in base64url, the form of `dpop_jkt` (RFC 9449 §10) and `cnf.jkt` (§6.1). */
 export const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
-
-/** Two strings (thumbprints, nonces) compared in constant time. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /**
  * Whether a token request's proof fits its grant. A grant bound to a key, by `dpop_jkt` at the authorization

@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { DpopNonceValidator } from '@tessera/pkce-dpop';
-import type { KeyManager } from '@tessera/platform';
-import { constantTimeEqual } from '../domain/dpop-binding.js';
+import { constantTimeEqual, type KeyManager } from '@tessera/platform';
 
 /** The key manager's HS256 key from which a tenant's nonces are derived. */
 export const dpopNonceKeyAlias = (tenantId: string) => `token-service:${tenantId}:dpop-nonce`;
