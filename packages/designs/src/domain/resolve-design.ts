@@ -3,7 +3,7 @@ import type { LockableField } from './enums.js';
 import { lookupLocale, tryCanonicalLocale } from './locales.js';
 import { mergeDocuments } from './merge-layers.js';
 import { pathKey } from './normalize-design.js';
-import type { Claim, DesignDocument, DesignRecord, Display, PathElement, RenderVariant } from './records.js';
+import type { DesignDocument, DesignRecord, Display, PathElement, RenderVariant } from './records.js';
 import { deriveRenderHints, type RenderHints } from './render-hints.js';
 
 /**
@@ -134,8 +134,6 @@ export function resolveEtag(
   return `"${createHash('sha256').update(inputs).digest('base64url')}"`;
 }
 
-const byOrder = (a: Claim, b: Claim) => a.order - b.order || pathKey(a.path).localeCompare(pathKey(b.path));
-
 /** The merged design; `etag` is the one the caller computed for these layers (resolveEtag), not hashed again. */
 export function resolveDesign(
   layers: ResolveLayers,
@@ -176,16 +174,20 @@ export function resolveDesign(
   const locale = lookupLocale(preferred, available, fallback);
   const display = doc.displays.find((d) => d.locale === locale) ?? null;
 
-  const claims: ResolvedClaim[] = [...(doc.claims ?? [])].sort(byOrder).map((c) => {
+  // Each claim's key is computed once (for the order and the answer), and the label's fallback lookup runs only
+  // when the preferred locales find no label: a resolve does this for every claim of every request.
+  const labelPreference = locale ? [...preferred, locale] : preferred;
+  const defaultPreference = [options.defaultLocale];
+  const keyed = (doc.claims ?? []).map((claim) => ({ claim, key: pathKey(claim.path) }));
+  keyed.sort((a, b) => a.claim.order - b.claim.order || a.key.localeCompare(b.key));
+  const claims: ResolvedClaim[] = keyed.map(({ claim: c, key }) => {
     const labelLocales = c.labels.map((l) => l.locale);
-    const labelLocale = lookupLocale(
-      locale ? [...preferred, locale] : preferred,
-      labelLocales,
-      lookupLocale([options.defaultLocale], labelLocales, labelLocales[0] ?? null),
-    );
+    const labelLocale =
+      lookupLocale(labelPreference, labelLocales, null) ??
+      lookupLocale(defaultPreference, labelLocales, labelLocales[0] ?? null);
     return {
       path: c.path,
-      key: pathKey(c.path),
+      key,
       label: c.labels.find((l) => l.locale === labelLocale)?.label ?? null,
       labelLocale,
       mandatory: c.mandatory,
