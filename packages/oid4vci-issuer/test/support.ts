@@ -1,4 +1,11 @@
-import { createRoleApp, loadConfig, platformMigrations, type Migration, type RoleApp } from '@tessera/platform';
+import {
+  createRoleApp,
+  loadConfig,
+  platformMigrations,
+  UpstreamOidcClient,
+  type Migration,
+  type RoleApp,
+} from '@tessera/platform';
 import {
   createTestPlatform,
   startTestIssuer,
@@ -8,6 +15,7 @@ import {
 } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
 import { bridgeMigrations } from '@tessera/bridge';
+import { startDevIdentityProvider } from '@tessera/dev-idp';
 import { createDesignDisplays, DesignsConfigSchema, designsMigrations, registerDesignsRoutes } from '@tessera/designs';
 import Value from 'typebox/value';
 import {
@@ -55,6 +63,8 @@ export const migrations: Migration[] = [
 ];
 
 export const TENANT = 'demo';
+export const WALLET_CLIENT = 'dev-wallet';
+export const WALLET_REDIRECT = 'http://127.0.0.1/wallet-callback';
 export const PID = 'eu.tessera.pid';
 export const VC = 'tessera.employee';
 /** A VC-JWT on the stored pipeline `employment`, whose HR connector answers later (deferred issuance). */
@@ -119,6 +129,8 @@ export interface Bed {
   tokenConfig: TokenServiceConfig;
   /** The status-lists role (publication of the lists the credentials point at), listening. */
   statusLists: string;
+  /** The embedded institutional provider, when `upstream`. */
+  idp: Awaited<ReturnType<typeof startDevIdentityProvider>> | null;
   sessions: IssuanceSessionsPort;
   issuanceConfig: IssuanceConfig;
   app: RoleApp;
@@ -140,6 +152,8 @@ export async function startBed(
     config?: Record<string, unknown>;
     t?: TestPlatform;
     tokenService?: Partial<TokenServiceConfig>;
+    /** The token service signs people in at an embedded institutional provider (authorization code flow). */
+    upstream?: boolean;
     /** The pipeline's configuration (connectors); its callbackBaseUrl becomes the app's URL. */
     issuance?: Record<string, unknown>;
   } = {},
@@ -161,6 +175,14 @@ export async function startBed(
 
   // The token service with DPoP and the OpenID4VCI grants, its aud = our credential issuer (contract C).
   const tokenConfig = Value.Default(TokenServiceConfigSchema, {
+    // A public wallet client for the authorization code flow (PKCE S256).
+    clients: {
+      [WALLET_CLIENT]: {
+        'redirect-uris': [WALLET_REDIRECT],
+        'grant-types': ['authorization_code'],
+        scopes: ['openid'],
+      },
+    },
     dpop: { enabled: true },
     oid4vci: { requireDpop: true },
     ...options.tokenService,
@@ -180,6 +202,26 @@ export async function startBed(
   await registerTokenServiceRoutes(tokenApp, tokenCtx);
   const tokenService = await tokenApp.listen({ host: '127.0.0.1', port: 0 });
   tokenConfig.issuer = tokenService;
+  let idp: Awaited<ReturnType<typeof startDevIdentityProvider>> | null = null;
+  if (options.upstream) {
+    idp = await startDevIdentityProvider({
+      port: 0,
+      clients: [
+        {
+          clientId: 'tessera-federation',
+          clientSecret: 'federation-secret',
+          redirectUris: [`${tokenService}/federation/callback`],
+        },
+      ],
+    });
+    (tokenCtx as { upstream: unknown }).upstream = new UpstreamOidcClient({
+      issuer: idp.issuer,
+      clientId: 'tessera-federation',
+      clientSecret: 'federation-secret',
+      scopes: ['openid', 'profile', 'email', 'service_id'],
+      timeoutSeconds: 3,
+    });
+  }
   await prepareTokenService(tokenCtx);
 
   const app = await createRoleApp(t.platform, { role: 'issuance', title: 'Tessera issuance', family: 'design' });
@@ -219,6 +261,7 @@ export async function startBed(
     tokenService,
     tokenConfig,
     statusLists: statusUrl,
+    idp,
     sessions,
     issuanceConfig,
     app,
@@ -233,6 +276,7 @@ export async function startBed(
       await sessions.settled();
       await app.close();
       await tokenApp.close();
+      await idp?.close();
       await statusApp.close();
       if (!options.t) await t.close();
       await issuer.close();
