@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { Bitstring } from '@digitalbazaar/bitstring';
 import { DEFERRED_VC, EMPLOYMENT_PIPELINE, json, startBed, TENANT, type Bed } from './support.js';
 import { startDeferringConnector, type TestConnector } from './connector.js';
 import { createLibraryWallet } from './wallet.js';
@@ -165,6 +166,23 @@ describe.each(DATABASE_KINDS)('deferred issuance, jwt_vc_json, notification, bac
       `${bed.statusLists}/status-lists/`,
     );
     expect((payload.cnf as { jwk: JWK }).jwk.x).toBe(holder.publicJwk.x);
+    // The entry, read independently: the BitstringStatusListCredential (signed by the same issuer key) decoded with
+    // the W3C reference library (multibase `u` prefix removed): the credential's bit is not set.
+    const entry = vc.credentialStatus as { statusListCredential: string; statusListIndex: string };
+    const listToken = await (await fetch(entry.statusListCredential)).text();
+    const list = await jwtVerify(
+      listToken,
+      await importJWK(
+        keys.find((k) => k.kid === decodeProtectedHeader(listToken).kid)!,
+        'ES256',
+      ),
+    );
+    const listVc = (list.payload.vc ?? list.payload) as { credentialSubject: { encodedList: string; type: string } };
+    expect(listVc.credentialSubject.type).toBe('BitstringStatusList');
+    const bits = new Bitstring({
+      buffer: await Bitstring.decodeBits({ encoded: listVc.credentialSubject.encodedList.replace(/^u/, '') }),
+    });
+    expect(bits.get(Number(entry.statusListIndex))).toBe(false);
 
     // The transaction is spent.
     const again = await json(`${bed.url}/oid4vci/deferredCredential`, {
