@@ -24,7 +24,7 @@ export const approveSession = (s: IssuanceServices) =>
     businessIds: (input) => ({ correlationId: input.correlationId, decision: input.decision }),
     async run(ctx, input) {
       const now = s.clock.now();
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const session = await sessionStore.getLive(sql, input.correlationId, now, true);
         if (!session) throw sessionNotFound();
         const moved = transition(session.pipeline, session.state, { type: 'DECIDED', decision: input.decision });

@@ -15,9 +15,7 @@ export const createPipeline = (s: IssuanceServices) =>
     async run(ctx, input) {
       const configuration = normalizePipeline(input);
       const now = s.clock.now();
-      const created = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-        pipelineStore.insert(sql, configuration, now),
-      );
+      const created = await ctx.unitOfWork((sql) => pipelineStore.insert(sql, configuration, now));
       if (!created) throw alreadyExists('A pipeline with this id exists in the tenant.', 'pipelineId');
       return pipelineView({ configuration, createdAt: now, updatedAt: now });
     },

@@ -66,7 +66,7 @@ export const initSession = (s: IssuanceServices) =>
       ]);
       const now = s.clock.now();
 
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const pipeline = await resolvePipeline(input.pipeline_configuration, (id) => pipelineStore.get(sql, id));
         const missing = pipeline.expectedInitialConnectorFields.filter((name) => !(name in initialFields));
         if (missing.length > 0)

@@ -33,7 +33,7 @@ export const recordContributorFailure = (s: IssuanceServices) =>
     }),
     async run(ctx, input) {
       const now = s.clock.now();
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const session = await sessionStore.getLive(sql, input.correlationId, now, true);
         if (!session) throw sessionNotFound();
         const requirement = contributorRequirement(session.pipeline, input.contributor_id);

@@ -14,9 +14,7 @@ export const updatePipeline = (s: IssuanceServices) =>
     businessIds: (input) => ({ pipelineId: input.pipelineId }),
     async run(ctx, input) {
       const configuration = normalizePipeline(input);
-      const row = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-        pipelineStore.replace(sql, configuration, s.clock.now()),
-      );
+      const row = await ctx.unitOfWork((sql) => pipelineStore.replace(sql, configuration, s.clock.now()));
       if (!row) throw pipelineNotFound();
       return pipelineView(row);
     },

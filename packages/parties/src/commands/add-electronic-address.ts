@@ -32,7 +32,7 @@ export const addElectronicAddress = (s: PartiesServices) =>
       const value = electronicValue(input.addressType, input.value);
       const primary = input.primary ?? false;
       try {
-        return await s.db.withTenant(ctx.tenantId, async (sql) => {
+        return await ctx.unitOfWork(async (sql) => {
           if (!(await partyStore.lock(sql, input.partyId, null))) throw partyNotFound();
           if (primary) await addressStore.demotePrimary(sql, 'electronic', input.partyId, input.addressType);
           const row = {

@@ -20,7 +20,7 @@ export const addGroupMember = (s: PartiesServices) =>
       ...(output ? { outcome: output.added ? 'added' : 'unchanged' } : {}),
     }),
     async run(ctx, { groupId, memberId }) {
-      const added = await s.db.withTenant(ctx.tenantId, async (sql) => {
+      const added = await ctx.unitOfWork(async (sql) => {
         if (!(await partyStore.lock(sql, groupId, 'GROUP'))) throw partyNotFound();
         await checkNewMembers(sql, groupId, [memberId], 'memberId');
         return memberStore.add(sql, groupId, memberId, s.clock.now());

@@ -30,7 +30,7 @@ export const addPhysicalAddress = (s: PartiesServices) =>
     }),
     async run(ctx, input) {
       const primary = input.primary ?? false;
-      return s.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         if (!(await partyStore.lock(sql, input.partyId, null))) throw partyNotFound();
         if (primary) await addressStore.demotePrimary(sql, 'physical', input.partyId, input.addressType);
         const row = {

@@ -30,7 +30,7 @@ export const addRegistration = (s: PartiesServices) =>
     async run(ctx, input) {
       const value = registrationValue(input.scheme, input.value);
       try {
-        return await s.db.withTenant(ctx.tenantId, async (sql) => {
+        return await ctx.unitOfWork(async (sql) => {
           if (!(await partyStore.lock(sql, input.organizationId, 'ORGANIZATION'))) throw partyNotFound();
           const row = {
             id: randomUUID(),

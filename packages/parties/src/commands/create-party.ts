@@ -29,7 +29,7 @@ export const createParty = (s: PartiesServices, kind: PartyKind) =>
       const columns = toColumns(kind, fields);
       const id = randomUUID();
       try {
-        return await s.db.withTenant(ctx.tenantId, async (sql) => {
+        return await ctx.unitOfWork(async (sql) => {
           await checkUnitReference(sql, kind, columns, null);
           const record = await partyStore.insert(sql, id, columns, now);
           if (members && members.length > 0) {

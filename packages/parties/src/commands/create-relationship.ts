@@ -27,7 +27,7 @@ export const createRelationship = (s: PartiesServices) =>
     async run(ctx, input) {
       const window = checkValidity({ validFrom: input.validFrom ?? null, validTo: input.validTo ?? null });
       const row = { id: randomUUID(), ...input, ...window };
-      return s.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         await checkRelationship(sql, row);
         return (await relationshipStore.insert(sql, row, s.clock.now())) as Record<string, unknown>;
       });

@@ -16,7 +16,7 @@ export const deleteParty = (s: PartiesServices, kind: PartyKind) =>
     access: 'write',
     businessIds: (input) => ({ partyId: input.id, partyType: kind.type }),
     async run(ctx, { id }) {
-      await s.db.withTenant(ctx.tenantId, async (sql) => {
+      await ctx.unitOfWork(async (sql) => {
         if (!(await partyStore.lock(sql, id, kind.type))) throw partyNotFound();
         if (kind.type === 'ORGANIZATION_UNIT' && (await partyStore.unitInUse(sql, id)))
           throw conflict('The unit still holds units or persons; move or delete them first.');

@@ -30,7 +30,7 @@ export const putApplicationBinding = (s: PartiesServices) =>
     }),
     async run(ctx, input) {
       const window = checkValidity({ validFrom: input.validFrom ?? null, validTo: input.validTo ?? null });
-      const result = await s.db.withTenant(ctx.tenantId, async (sql) => {
+      const result = await ctx.unitOfWork(async (sql) => {
         if (!(await s.identities.get({ tenantId: ctx.tenantId, sql }, input.identityId)))
           throw partyNotFound('identity');
         if (!(await partyStore.lock(sql, input.applicationId, 'SERVICE'))) throw partyNotFound('application (service)');

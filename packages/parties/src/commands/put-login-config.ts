@@ -12,7 +12,7 @@ export const putLoginConfig = (s: PartiesServices) =>
     access: 'write',
     businessIds: (input) => ({ partyId: input.serviceId }),
     async run(ctx, { serviceId, patch }) {
-      return s.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         // The service row's lock orders concurrent PUTs, each merging onto what the previous one stored.
         if (!(await partyStore.lock(sql, serviceId, 'SERVICE'))) throw partyNotFound();
         const stored = await loginConfigStore.get(sql, serviceId);

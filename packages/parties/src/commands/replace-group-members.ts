@@ -16,7 +16,7 @@ export const replaceGroupMembers = (s: PartiesServices) =>
     businessIds: (input) => ({ partyId: input.groupId }),
     async run(ctx, { groupId, members }) {
       const unique = [...new Set(members)];
-      await s.db.withTenant(ctx.tenantId, async (sql) => {
+      await ctx.unitOfWork(async (sql) => {
         if (!(await partyStore.lock(sql, groupId, 'GROUP'))) throw partyNotFound();
         await checkNewMembers(sql, groupId, unique, 'members');
         await memberStore.replace(sql, groupId, unique, s.clock.now());

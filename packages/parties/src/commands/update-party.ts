@@ -27,7 +27,7 @@ export const updateParty = (s: PartiesServices, kind: PartyKind) =>
       const now = s.clock.now();
       checkFields(fields, now);
       try {
-        return await s.db.withTenant(ctx.tenantId, async (sql) => {
+        return await ctx.unitOfWork(async (sql) => {
           const stored = await partyStore.lock(sql, id, kind.type);
           if (!stored) throw partyNotFound();
           const columns = toColumns(kind, mergeFields(toFields(stored), fields));

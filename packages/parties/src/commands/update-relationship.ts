@@ -15,7 +15,7 @@ export const updateRelationship = (s: PartiesServices) =>
     access: 'write',
     businessIds: (input) => ({ relationshipId: input.id }),
     async run(ctx, { id, patch }) {
-      return s.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const stored = await relationshipStore.lock(sql, id);
         if (!stored) throw partyNotFound('relationship');
         const merged = {

@@ -32,7 +32,7 @@ export const generateKey = (s: SigningServices) =>
       const providerKid =
         input.providerKid ?? (provider.kind === 'pkcs11' ? randomUUID().replaceAll('-', '') : randomUUID());
       try {
-        const key = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
+        const key = await ctx.unitOfWork((sql) =>
           provider.generateKey!({ tenantId: ctx.tenantId, sql }, input.keyType, providerKid),
         );
         const algorithm = { RSA: 'RSA', EC: 'ECDSA', DSA: 'DSA' }[key.keyKind];

@@ -41,7 +41,7 @@ export const importCertificate = (s: SigningServices) =>
         throw badRequest('The certificate holds a key of a kind the service does not sign with.', 'certificate');
       const spki = spkiOf(leaf.publicKey);
 
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const unit = { tenantId: ctx.tenantId, sql };
         let providerKid: string | null = null;
         if (provider.kind !== 'external') {

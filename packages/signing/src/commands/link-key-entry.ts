@@ -25,7 +25,7 @@ export const linkKeyEntry = (s: SigningServices) =>
       const provider = s.providers.get(input.providerId, ctx.tenantId);
       if (provider.kind === 'external')
         throw badRequest(`Key provider ${provider.id} holds no keys to link.`, 'providerKid');
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const key = await provider.findKey({ tenantId: ctx.tenantId, sql }, input.providerKid);
         if (!key) throw badRequest(`Key provider ${provider.id} holds no key ${input.providerKid}.`, 'providerKid');
         const now = s.clock.now();

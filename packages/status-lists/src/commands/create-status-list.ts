@@ -76,7 +76,7 @@ export const createStatusList = (s: StatusListServices) =>
         now,
       );
       const publication = publicationRecord(stored, rendered, now);
-      await platform.db.withTenant(ctx.tenantId, async (sql) => {
+      await ctx.unitOfWork(async (sql) => {
         if (!(await insertList(sql, list, now))) throw listExists();
         await putPublication(sql, publication);
       });
