@@ -117,7 +117,8 @@ interface TenantQueue {
   head: { seq: number; hash: string } | null;
 }
 
-interface EventRow {
+/** A row of `audit_events` as read with AUDIT_EVENT_COLUMNS (the audit store's and the event forwarding's reads). */
+export interface AuditEventRow {
   tenant_id: string;
   seq: number | string;
   event_id: string;
@@ -141,7 +142,7 @@ interface CheckpointRow {
   kid: string;
 }
 
-const EVENT_COLUMNS =
+export const AUDIT_EVENT_COLUMNS =
   'tenant_id, seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id, trace_id, business_ids, details, prev_hash, hash';
 
 /** The batch's events, from its one JSON parameter ($1). */
@@ -517,15 +518,15 @@ export class AuditStore implements AuditLog, AuditStaging {
       where.push(`(occurred_at, tenant_id, seq) > ($${n - 2}::timestamptz, $${n - 1}::text, $${n}::bigint)`);
     }
     params.push(limit + 1);
-    const text = `SELECT ${EVENT_COLUMNS} FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+    const text = `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
                   ORDER BY occurred_at, tenant_id, seq LIMIT $${params.length}`;
-    const run = (sql: Sql) => sql.query<EventRow>(text, params);
+    const run = (sql: Sql) => sql.query<AuditEventRow>(text, params);
     // Row-level security scopes a tenant-filtered read; the platform scope sees every tenant.
     const res =
       filter.tenantId !== undefined
         ? await this.options.db.withTenant(filter.tenantId, run)
         : await this.options.db.withPlatform(run);
-    const events = res.rows.slice(0, limit).map(toEvent);
+    const events = res.rows.slice(0, limit).map(auditEventFromRow);
     const last = events[events.length - 1];
     return { events, nextCursor: res.rows.length > limit && last ? encodeCursor(last) : null };
   }
@@ -572,13 +573,13 @@ export class AuditStore implements AuditLog, AuditStaging {
     let prevHash = GENESIS_HASH;
     for (;;) {
       const batch = await db.withTenant(tenantId, (sql) =>
-        sql.query<EventRow>(
-          `SELECT ${EVENT_COLUMNS} FROM audit_events WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3`,
+        sql.query<AuditEventRow>(
+          `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events WHERE seq >= $1 AND seq <= $2 ORDER BY seq LIMIT $3`,
           [expected, end, this.verifyBatch],
         ),
       );
       for (const row of batch.rows) {
-        const event = toEvent(row);
+        const event = auditEventFromRow(row);
         if (event.seq !== expected) return broken(event.seq, event.eventId, 'sequence_gap', expected);
         if (event.prevHash !== prevHash) return broken(event.seq, event.eventId, 'prev_hash_mismatch');
         if (eventHash(prevHash, event) !== event.hash) return broken(event.seq, event.eventId, 'hash_mismatch');
@@ -704,7 +705,7 @@ async function lockHead(sql: Sql): Promise<{ seq: number; hash: string }> {
   return { seq: Number(row.seq), hash: row.hash };
 }
 
-function toEvent(row: EventRow): AuditEvent {
+export function auditEventFromRow(row: AuditEventRow): AuditEvent {
   return {
     tenantId: row.tenant_id,
     seq: Number(row.seq),

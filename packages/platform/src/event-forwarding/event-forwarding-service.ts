@@ -23,6 +23,7 @@ import {
   type StreamStatus,
 } from './domain/stream.js';
 import * as store from './storage/stream-store.js';
+import { pollRounds } from '../jobs/poll-rounds.js';
 
 export interface EventForwardingOptions {
   /**
@@ -386,23 +387,14 @@ export class EventForwardingService {
     this.wake?.();
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let written = 0;
-      try {
-        written = await this.forwardDue();
-      } catch (error) {
-        this.platform.logger.warn({ reason: (error as Error).message }, 'event forwarding round failed');
-      }
-      if (written === 0 && this.running)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollIntervalMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-    }
+  private run(): Promise<void> {
+    return pollRounds({
+      isRunning: () => this.running,
+      round: () => this.forwardDue(),
+      intervalMs: this.options.pollIntervalMs,
+      onError: (error) => this.platform.logger.warn({ reason: error.message }, 'event forwarding round failed'),
+      setWake: (wake) => (this.wake = wake),
+    });
   }
 
   /**

@@ -22,6 +22,7 @@ import {
 import { assertPublicDestination, DestinationRefused } from './transport/destination-url.js';
 import { postWebhook } from './transport/post-webhook.js';
 import { SET_ERROR_BODY_BYTES, setErrorCode } from './domain/set-push.js';
+import { pollRounds } from '../jobs/poll-rounds.js';
 
 const TABLE = 'webhook_destinations';
 
@@ -138,23 +139,14 @@ export class OutboundService {
     this.loop = undefined;
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let handled = 0;
-      try {
-        handled = await this.deliverDue();
-      } catch (error) {
-        this.platform.logger.warn({ reason: (error as Error).message }, 'webhook delivery round failed');
-      }
-      if (handled === 0 && this.running)
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollIntervalMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-    }
+  private run(): Promise<void> {
+    return pollRounds({
+      isRunning: () => this.running,
+      round: () => this.deliverDue(),
+      intervalMs: this.options.pollIntervalMs,
+      onError: (error) => this.platform.logger.warn({ reason: error.message }, 'webhook delivery round failed'),
+      setWake: (wake) => (this.wake = wake),
+    });
   }
 
   /** One round: dead-letters held rows past their age, sends half-open probes, then due rows. Answers the count. */

@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/database.js';
-import type { AuditEvent, AuditResult } from '../../audit/audit-log.js';
+import type { AuditEvent } from '../../audit/audit-log.js';
+import { AUDIT_EVENT_COLUMNS, auditEventFromRow, type AuditEventRow } from '../../audit/audit-store.js';
 import type { CircuitState } from '../../outbound/domain/delivery.js';
 import type { EventStream, StreamFormat, StreamStatus } from '../domain/stream.js';
 
@@ -134,23 +135,6 @@ export async function streamsBehind(sql: Sql, limit: number): Promise<EventStrea
   return rows.map(toStream);
 }
 
-interface EventRow {
-  tenant_id: string;
-  seq: number | string;
-  event_id: string;
-  occurred_at: Date | string;
-  event_type: string;
-  command_id: string | null;
-  principal_id: string | null;
-  result: AuditResult;
-  correlation_id: string | null;
-  trace_id: string | null;
-  business_ids: Record<string, string>;
-  details: Record<string, unknown>;
-  prev_hash: string;
-  hash: string;
-}
-
 /**
  * A read-only view of the audit chain: the tenant's events after `afterSeq`, in chain order. The chain's head
  * moves under a lock in the transaction that appends, so once seq n is visible every seq below it is too, and a
@@ -162,28 +146,11 @@ export async function auditEventsAfter(
   afterSeq: number,
   limit: number,
 ): Promise<AuditEvent[]> {
-  const { rows } = await sql.query<EventRow>(
-    `SELECT tenant_id, seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
-            trace_id, business_ids, details, prev_hash, hash
-       FROM audit_events WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+  const { rows } = await sql.query<AuditEventRow>(
+    `SELECT ${AUDIT_EVENT_COLUMNS} FROM audit_events WHERE tenant_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
     [tenantId, afterSeq, limit],
   );
-  return rows.map((r) => ({
-    tenantId: r.tenant_id,
-    seq: Number(r.seq),
-    eventId: r.event_id,
-    occurredAt: new Date(r.occurred_at).toISOString(),
-    type: r.event_type,
-    commandId: r.command_id,
-    principalId: r.principal_id,
-    result: r.result,
-    correlationId: r.correlation_id,
-    traceId: r.trace_id,
-    businessIds: r.business_ids ?? {},
-    details: r.details ?? {},
-    prevHash: r.prev_hash,
-    hash: r.hash,
-  }));
+  return rows.map(auditEventFromRow);
 }
 
 /**
