@@ -37,6 +37,20 @@ export const ServerConfigSchema = Type.Object(
         pollIntervalMs: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
         /** Audit events one round writes to the outbox per stream at most. */
         batchSize: Type.Integer({ minimum: 1, maximum: 1000, default: 200 }),
+        /**
+         * TLS of syslog forwarders (`syslog-tls://` URLs, RFC 5425), PEM files: the collectors' CA (default: the
+         * system roots) and a client certificate and key for collectors that authenticate senders.
+         */
+        syslogTls: Type.Optional(
+          Type.Object(
+            {
+              caFile: Type.Optional(Type.String({ minLength: 1 })),
+              certFile: Type.Optional(Type.String({ minLength: 1 })),
+              keyFile: Type.Optional(Type.String({ minLength: 1 })),
+            },
+            { additionalProperties: false },
+          ),
+        ),
       },
       { default: {}, additionalProperties: false },
     ),

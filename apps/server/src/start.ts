@@ -9,7 +9,6 @@ import {
   registerForwarderRoutes,
   registerTenantExportRoutes,
   authenticationEvents,
-  outboundService,
   type Platform,
   type RoleApp,
   type RoleName,
@@ -21,7 +20,7 @@ import { announceDevelopmentDefaults } from './announce.js';
 import { Contexts } from './contexts.js';
 import { assertPublicUrlsSecure } from './public-urls.js';
 import { registerTenantExporters } from './tenant-exporters.js';
-import { forwardingOf } from './event-forwarding.js';
+import { forwardingOf, outboundOf } from './event-forwarding.js';
 import {
   applyDevelopmentProfile,
   DEMO_RP,
@@ -62,7 +61,7 @@ async function startManagementListener(platform: Platform, config: ServerConfig,
   });
   registerAuditRoutes(app, platform);
   // Webhook destinations and delivery status (001 §4.5 "webhook delivery status"), beside the audit API.
-  registerWebhookRoutes(app, platform);
+  registerWebhookRoutes(app, platform, outboundOf(platform, config));
   // Generic audit event forwarders to a SIEM (001 §6), beside the webhook API; the SSF transmitter is on the token
   // service's internal port.
   registerForwarderRoutes(app, platform, forwardingOf(platform, config));
@@ -135,7 +134,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     if (config.jobs.enabled) {
       platform.jobs.start();
       // Outbound webhook delivery runs in every process; replicas never claim the same delivery.
-      const outbound = outboundService(platform, { allowHttp: config.profile === 'development' });
+      const outbound = outboundOf(platform, config);
       outbound.start();
       closers.push(() => outbound.stop());
       // Audit forwarding to SIEM streams runs in every process too; replicas never write the same event twice.

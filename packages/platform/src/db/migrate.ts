@@ -22,6 +22,10 @@ export const platformMigrations: Migration[] = [
     'platform/event-forwarding/0001',
     new URL('../event-forwarding/migrations/0001_event_forwarding.sql', import.meta.url),
   ),
+  sqlMigration(
+    'platform/event-forwarding/0002',
+    new URL('../event-forwarding/migrations/0002_syslog_tls.sql', import.meta.url),
+  ),
 ];
 
 /** What the migration runner needs: a session as the login role (the owner of the schema). */

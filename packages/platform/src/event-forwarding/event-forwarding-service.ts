@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { JWK } from 'jose';
 import { auditKeyAlias, AUDIT_SIGNING_ALGORITHM } from '../audit/audit-store.js';
 import type { AuditEvent } from '../audit/audit-log.js';
@@ -9,8 +10,10 @@ import { updateDestinationUrl } from '../outbound/storage/destination-store.js';
 import { insertOwnedDeliveries, type OwnedDelivery } from '../outbound/storage/outbox-store.js';
 import type { CircuitState } from '../outbound/domain/delivery.js';
 import type { OutboundService } from '../outbound/outbound-service.js';
+import { isSyslogTlsUrl } from '../outbound/transport/destination-url.js';
 import type { Platform } from '../platform.js';
 import { forwardedBody } from './domain/bodies.js';
+import { frameSyslog, toSyslogMessage } from './domain/syslog-message.js';
 import { ForwardingMetrics } from './forwarding-metrics.js';
 import { deliveryIdOf } from './domain/delivery-id.js';
 import { EVENTS_SUPPORTED, eventsDelivered, securityEventOf, SSF_VERIFICATION } from './domain/event-types.js';
@@ -49,6 +52,9 @@ export const DEFAULT_EVENT_FORWARDING_OPTIONS: Omit<EventForwardingOptions, 'tra
 
 const SSF_FORMATS: readonly StreamFormat[] = ['set'];
 const FORWARDER_FORMATS: readonly StreamFormat[] = ['json', 'cef', 'ocsf'];
+/** The RFC 5424 header fields of this process (syslog forwarders). */
+const SYSLOG_HEADER = { hostname: hostname(), procId: String(process.pid) };
+const SYSLOG = 'text/plain; charset=utf-8';
 /** RFC 8935 push, the one delivery method this transmitter offers. */
 export const PUSH_DELIVERY_METHOD = 'urn:ietf:rfc:8935';
 
@@ -330,7 +336,7 @@ export class EventForwardingService {
     await this.outbound.assertDestinationUrl(input.url, input.field);
     const { destination, secret } = await this.outbound.createDestination(tenantId, {
       url: input.url,
-      protocol: input.format === 'set' ? 'set-push' : 'standard-webhooks',
+      protocol: input.format === 'set' ? 'set-push' : isSyslogTlsUrl(input.url) ? 'syslog-tls' : 'standard-webhooks',
       managedBy: STREAM_DESTINATION_OWNER,
     });
     const id = randomUUID();
@@ -465,6 +471,7 @@ export class EventForwardingService {
       return out;
     }
     const types = new Set(stream.eventsRequested);
+    const syslog = isSyslogTlsUrl(stream.url);
     for (const event of events) {
       if (types.size > 0 && !types.has(event.type)) continue;
       const { body, contentType } = forwardedBody(stream.format, event, {
@@ -474,8 +481,10 @@ export class EventForwardingService {
         id: deliveryIdOf(stream.id, event.eventId),
         destinationId: stream.destinationId,
         eventType: event.type,
-        body,
-        contentType,
+        // To a syslog collector the body goes as one framed RFC 5424 message (RFC 5425 §4.3), made here once.
+        ...(syslog
+          ? { body: frameSyslog(toSyslogMessage(event, body, SYSLOG_HEADER)).toString('utf8'), contentType: SYSLOG }
+          : { body, contentType }),
       });
     }
     return out;

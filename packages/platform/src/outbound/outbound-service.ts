@@ -19,8 +19,9 @@ import {
   markFailed,
   type ClaimedDelivery,
 } from './storage/outbox-store.js';
-import { assertPublicDestination, DestinationRefused } from './transport/destination-url.js';
+import { assertPublicDestination, DestinationRefused, isSyslogTlsUrl } from './transport/destination-url.js';
 import { postWebhook } from './transport/post-webhook.js';
+import { SyslogTlsSender } from './transport/send-syslog.js';
 import { SET_ERROR_BODY_BYTES, setErrorCode } from './domain/set-push.js';
 import { pollRounds } from '../jobs/poll-rounds.js';
 
@@ -37,6 +38,7 @@ export class OutboundService {
   private readonly sealer: JsonSealer;
   private readonly metrics: OutboundMetrics;
   private readonly secrets = new Map<string, string>();
+  private readonly syslog: SyslogTlsSender;
   private running = false;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -48,6 +50,7 @@ export class OutboundService {
     this.options = { ...DEFAULT_OUTBOUND_OPTIONS, ...options };
     this.sealer = new JsonSealer(platform.keys, this.options.sealerAlias);
     this.metrics = new OutboundMetrics(platform.metrics, platform.db);
+    this.syslog = new SyslogTlsSender(this.options);
   }
 
   /** Registers a destination; answers it with its `whsec_` secret, shown this once. */
@@ -63,6 +66,11 @@ export class OutboundService {
       managedBy?: string;
     },
   ): Promise<{ destination: Destination; secret: string }> {
+    // A syslog URL takes the syslog protocol and nothing else does: a webhook is never written to a syslog port.
+    if (isSyslogTlsUrl(input.url) !== (input.protocol === 'syslog-tls'))
+      throw new AppError('invalid_request', 'The destination URL does not fit the destination protocol.', {
+        field: 'url',
+      });
     try {
       await assertPublicDestination(input.url, this.options);
     } catch (error) {
@@ -137,6 +145,7 @@ export class OutboundService {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+    this.syslog.close();
   }
 
   private run(): Promise<void> {
@@ -196,15 +205,22 @@ export class OutboundService {
 
   private async deliverOne(d: ClaimedDelivery): Promise<void> {
     const { db, clock } = this.platform;
-    const secret = await this.secretOf(d);
-    const headers = signWebhook(secret, d.id, Math.floor(clock.now().getTime() / 1000), d.body);
     const began = performance.now();
     const setPush = d.protocol === 'set-push';
-    const outcome = await postWebhook(d.url, { ...headers }, d.body, {
-      ...this.options,
-      contentType: d.content_type,
-      ...(setPush ? { readErrorBody: { maxBytes: SET_ERROR_BODY_BYTES } } : {}),
-    });
+    const outcome =
+      d.protocol === 'syslog-tls'
+        ? // The body is the framed RFC 5424 message; TLS authenticates the collector, no HMAC header exists.
+          await this.syslog.send(d.url, Buffer.from(d.body, 'utf8'))
+        : await postWebhook(
+            d.url,
+            signWebhook(await this.secretOf(d), d.id, Math.floor(clock.now().getTime() / 1000), d.body),
+            d.body,
+            {
+              ...this.options,
+              contentType: d.content_type,
+              ...(setPush ? { readErrorBody: { maxBytes: SET_ERROR_BODY_BYTES } } : {}),
+            },
+          );
     const latencyMs = Math.round(performance.now() - began);
     const now = clock.now();
     if (outcome.ok) {
@@ -219,7 +235,9 @@ export class OutboundService {
     // A SET receiver that refused the event on purpose (RFC 8935 §2.3: 400 with an `err`) is up: the event is
     // dead-lettered without a retry, and the circuit counts an answer, not a failure.
     const errorCode =
-      setPush && outcome.status === 400 && outcome.body !== undefined ? setErrorCode(outcome.body) : undefined;
+      setPush && outcome.status === 400 && 'body' in outcome && outcome.body !== undefined
+        ? setErrorCode(outcome.body)
+        : undefined;
     const rejected = errorCode !== undefined;
     const next = rejected
       ? ({ status: 'dead' } as const)

@@ -12,7 +12,12 @@ const EVENT_TYPE = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-
 
 const CreateBody = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL that receives one POST per event.' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        'https URL that receives one POST per event, or syslog-tls://host[:port] for syslog over TLS (RFC 5425, port 6514 by default).',
+    }),
     format: Type.Union(FORWARDER_FORMATS.map((f) => Type.Literal(f))),
     eventTypes: Type.Optional(
       Type.Array(EVENT_TYPE, { maxItems: 100, description: 'Audit event types forwarded; all when empty or absent.' }),

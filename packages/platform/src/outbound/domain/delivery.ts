@@ -18,8 +18,10 @@ export type DeliveryFailureKind = FailureKind | 'rejected';
  * How a destination is spoken to. `standard-webhooks`: any 2xx delivers, anything else is retried.
  * `set-push`: Security Event Token push (RFC 8935): any 2xx (202 per §2.2) delivers, a 400 with an `err` code is
  * a permanent rejection (§2.3), anything else is retried.
+ * `syslog-tls`: RFC 5424 messages over TLS (RFC 5425) to a `syslog-tls://` URL, for generic event forwarders; a
+ * message handed to an open connection delivers (syslog has no acknowledgement), a failed connection is retried.
  */
-export type DestinationProtocol = 'standard-webhooks' | 'set-push';
+export type DestinationProtocol = 'standard-webhooks' | 'set-push' | 'syslog-tls';
 
 export interface Delivery {
   id: string;

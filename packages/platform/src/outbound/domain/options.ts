@@ -1,3 +1,5 @@
+import type { SyslogTlsOptions } from '../transport/send-syslog.js';
+
 /**
  * Configuration of the outbound service, as constructor options (the defaults below are the documented ones,
  * README "Configuration").
@@ -30,6 +32,8 @@ export interface OutboundOptions {
   leaseMarginMs: number;
   /** Key-encryption key alias that seals destination secrets (default `platform-webhook-secrets`). */
   sealerAlias: string;
+  /** TLS trust and client certificate for syslog destinations (RFC 5425); default: the system roots, no client certificate. */
+  syslogTls?: SyslogTlsOptions;
 }
 
 export const DEFAULT_OUTBOUND_OPTIONS: OutboundOptions = {

@@ -145,7 +145,7 @@ export async function claimProbe(
 export async function markDelivered(
   sql: Sql,
   d: ClaimedDelivery,
-  result: { now: Date; statusCode: number; latencyMs: number },
+  result: { now: Date; statusCode: number | null; latencyMs: number },
 ): Promise<void> {
   await sql.query(
     `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $4, lease_until = NULL, next_attempt_at = $4,

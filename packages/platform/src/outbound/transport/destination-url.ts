@@ -10,6 +10,15 @@ export class DestinationRefused extends Error {
   }
 }
 
+/**
+ * The scheme of a syslog-over-TLS destination, `syslog-tls://host[:port]` (RFC 5425; there is no registered URI
+ * scheme for syslog, so the project names one). The port defaults to 6514, the one RFC 5425 §4.1 assigns.
+ */
+export const SYSLOG_TLS_SCHEME = 'syslog-tls:';
+export const SYSLOG_TLS_PORT = 6514;
+
+export const isSyslogTlsUrl = (text: string): boolean => text.toLowerCase().startsWith(`${SYSLOG_TLS_SCHEME}//`);
+
 export interface UrlPolicy {
   allowPrivateOrigins: readonly string[];
   allowHttp: boolean;
@@ -28,8 +37,15 @@ export function checkDestinationUrl(text: string, policy: UrlPolicy): { url: URL
     throw new DestinationRefused('the URL is malformed');
   }
   if (url.username || url.password) throw new DestinationRefused('credentials in the URL are refused');
-  const allowed = policy.allowPrivateOrigins.includes(url.origin);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowed || policy.allowHttp)))
+  // A non-special scheme has the origin "null": a syslog destination is allow-listed by `syslog-tls://host:port`.
+  const origin = url.protocol === SYSLOG_TLS_SCHEME ? `${SYSLOG_TLS_SCHEME}//${url.host}` : url.origin;
+  const allowed = policy.allowPrivateOrigins.includes(origin);
+  if (url.protocol === SYSLOG_TLS_SCHEME) {
+    // TLS is the scheme itself; what a syslog destination cannot have is a path, a query or a fragment.
+    if (!url.hostname) throw new DestinationRefused('a syslog destination names its host');
+    if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash)
+      throw new DestinationRefused('a syslog destination has no path, query or fragment');
+  } else if (url.protocol !== 'https:' && !(url.protocol === 'http:' && (allowed || policy.allowHttp)))
     throw new DestinationRefused('only https URLs are accepted');
   if (allowed) return { url, allowed };
   const host = url.hostname.replace(/^\[|\]$/g, '');

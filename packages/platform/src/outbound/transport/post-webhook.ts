@@ -1,9 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isForbiddenAddress } from '../../net/address-policy.js';
 import type { FailureKind } from '../domain/delivery.js';
 import { checkDestinationUrl, DestinationRefused, type UrlPolicy } from './destination-url.js';
+import { pinnedLookup } from './pinned-lookup.js';
 
 export type PostOutcome =
   | { ok: true; status: number; body?: string }
@@ -55,20 +54,7 @@ export function postWebhook(
       clearTimeout(timer);
       resolve(outcome);
     };
-    const lookup = (
-      hostname: string,
-      lookupOptions: { all?: boolean; family?: number },
-      callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-    ) =>
-      dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
-        if (error) return callback(error, []);
-        const list = addresses.filter((a) => !lookupOptions.family || a.family === lookupOptions.family);
-        if (list.length === 0) return callback(new DestinationRefused('the host name does not resolve'), []);
-        if (!allowed && list.some((a) => isForbiddenAddress(a.address)))
-          return callback(new DestinationRefused('the host resolves to an address that is not public'), []);
-        if (lookupOptions.all) return callback(null, list);
-        return callback(null, list[0]!.address, list[0]!.family);
-      });
+    const lookup = pinnedLookup(allowed);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
