@@ -88,9 +88,16 @@ export function registerWalletRoutes(app: RoleApp, s: Oid4vciServices): void {
       return reply.code(204).headers(NO_STORE).send();
     });
 
-    app.post(`${prefix}${ROUTES.nonce}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
-      at(request);
-      return reply.headers(NO_STORE).send(await bus.execute(c.nonce, commandContext(request), {}));
+    // §7.1: the nonce request is a POST without a body. Wallets differ in the content type they still name
+    // (none, JSON, an empty form); whatever it is, the body is drained within the body limit and not read, so no
+    // content type is refused here.
+    void app.register(async (scope: RoleApp) => {
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+      scope.post(`${prefix}${ROUTES.nonce}`, { config: WALLET, schema: { tags } }, async (request, reply) => {
+        at(request);
+        return reply.headers(NO_STORE).send(await bus.execute(c.nonce, commandContext(request), {}));
+      });
     });
 
     app.get(
