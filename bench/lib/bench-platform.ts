@@ -9,12 +9,23 @@ import {
   type PlatformConfig,
 } from '@tessera/platform';
 import { logDestinationPath } from './server-child.js';
+import { replicaRole, sharedAcrossReplicas } from './replica.js';
 
 /** The temporary directory the harness gives each server child (`BENCH_DATA_DIR`). */
 export function benchDataDir(): string {
   const dir = process.env.BENCH_DATA_DIR;
   if (!dir) throw new Error('BENCH_DATA_DIR is not set (the harness gives each server a temporary directory)');
   return dir;
+}
+
+/**
+ * A fresh master key; replicas share one (replica 0's), since they read each other's keys from the database
+ * (docs/architecture.md, Keys).
+ */
+async function masterKey(): Promise<string> {
+  const fresh = async () => randomBytes(32).toString('base64');
+  if (replicaRole().count === 1) return fresh();
+  return (await sharedAcrossReplicas('master-key', async () => ({ key: await fresh() }))).key;
 }
 
 export interface BenchPlatformOptions {
@@ -38,7 +49,7 @@ export async function startBenchPlatform(
     overrides: {
       profile: options.profile,
       database: options.database,
-      keys: { masterKey: randomBytes(32).toString('base64') },
+      keys: { masterKey: await masterKey() },
       rateLimit: { enabled: true, requestsPerWindow: 1_000_000_000 },
       logging: { level: 'info' },
       ...options.overrides,

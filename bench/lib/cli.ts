@@ -4,6 +4,8 @@ import type { RunOptions } from './types.js';
 export const DEFAULT_DURATION_SECONDS = 10;
 export const DEFAULT_WARMUP_SECONDS = 2;
 export const DEFAULT_CONNECTIONS = 50;
+/** More replicas than this on one machine measure the scheduler, not the servers. */
+export const MAX_REPLICAS = 8;
 
 export const USAGE = `Usage: npm run bench -- [options]
 
@@ -17,6 +19,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof <dir>       servers write a CPU profile of the load phase to <dir>;
                          a summary (top packages and functions) is printed
   --pin                  pin the server to core 1 and the load generator to core 0 (taskset)
+  --replicas <n>         run each replicable http scenario as n servers on one database
+                         behind a round-robin load balancer (default 1, at most ${MAX_REPLICAS})
   --list                 list the scenarios and exit
   --help                 this text`;
 
@@ -62,6 +66,7 @@ export function parseCli(argv: string[]): Command {
         json: { type: 'string' },
         'cpu-prof': { type: 'string' },
         pin: { type: 'boolean', default: false },
+        replicas: { type: 'string' },
         list: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -101,6 +106,13 @@ export function parseCli(argv: string[]): Command {
       jsonPath: v.json ?? null,
       pin: v.pin ?? false,
       cpuProfDir: v['cpu-prof'] ?? null,
+      replicas: replicaCount(v.replicas),
     },
   };
+}
+
+function replicaCount(raw: string | undefined): number {
+  const n = positive('--replicas', raw, 1, { integer: true, allowZero: false });
+  if (n > MAX_REPLICAS) throw new UsageError(`--replicas must be at most ${MAX_REPLICAS} (got "${raw}")`);
+  return n;
 }

@@ -13,7 +13,7 @@ import {
 import { LatencyHistogram } from './histogram.js';
 import { parseReadyLine, READY_PREFIX } from './server-child.js';
 import { childEnv } from './http.js';
-import { connectionsFor, runScenarios } from './harness.js';
+import { connectionsFor, replicasFor, runScenarios } from './harness.js';
 import { parseProcStatTicks } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
@@ -55,6 +55,7 @@ const options: RunOptions = {
   jsonPath: null,
   pin: false,
   cpuProfDir: null,
+  replicas: 1,
 };
 
 describe('parseCli', () => {
@@ -69,6 +70,7 @@ describe('parseCli', () => {
         jsonPath: null,
         pin: false,
         cpuProfDir: null,
+        replicas: 1,
       },
     });
     expect(DEFAULT_DURATION_SECONDS).toBe(10);
@@ -101,8 +103,15 @@ describe('parseCli', () => {
         jsonPath: 'out/x.json',
         pin: true,
         cpuProfDir: '/tmp/p',
+        replicas: 1,
       },
     });
+  });
+
+  it('reads --replicas, 1 by default, a whole number from 1 to 8', () => {
+    const command = parseCli(['--replicas', '2']);
+    expect(command.kind === 'run' && command.options.replicas).toBe(2);
+    for (const bad of ['0', '1.5', '9', 'two']) expect(() => parseCli(['--replicas', bad])).toThrow(UsageError);
   });
 
   it('accepts a fractional duration', () => {
@@ -319,6 +328,17 @@ describe('table and alerts', () => {
     expect(table).toMatch(/^[\x20-\x7e\n]*$/);
   });
 
+  it('marks a row measured on replicas with their count; one-server rows keep their name', () => {
+    const replicated = evaluate(
+      http('token-refresh', { replicable: true }),
+      { measurement: measurement(500, 10, 40, { replicas: { count: 2, requests: [2500, 2500], cpuSeconds: [4, 5] } }) },
+      null,
+    );
+    const [, , , row] = formatTable([base, replicated]).split('\n');
+    expect(row).toMatch(/^token-refresh x2 +http +500 req\/s/);
+    expect(lines[2]).toMatch(/^bare-route +http/);
+  });
+
   it('prints every MISS and ERROR loudly underneath', () => {
     expect(formatAlerts(rows)).toEqual([
       "!!! MISS  slow-route: 50.0% of bare-route's throughput, goal >= 60.0% (keeps 60%)",
@@ -347,7 +367,15 @@ describe('result JSON', () => {
       schema: 'tessera-bench/1',
       startedAt: '2025-01-02T03:04:05.678Z',
       finishedAt: '2025-01-02T03:05:00.000Z',
-      options: { durationSeconds: 10, warmupSeconds: 2, connections: null, only: ['p'], pin: false, cpuProfDir: null },
+      options: {
+        durationSeconds: 10,
+        warmupSeconds: 2,
+        connections: null,
+        only: ['p'],
+        pin: false,
+        cpuProfDir: null,
+        replicas: 1,
+      },
       environment: { node: process.version, platform: process.platform, arch: process.arch },
     });
     const entries = parsed.scenarios as ScenarioResult[];
@@ -427,6 +455,13 @@ describe('server child protocol', () => {
     expect(childEnv({ BENCH_LOG_FILE: '/tmp/log' }).BENCH_LOG_FILE).toBe('/tmp/log');
   });
 
+  it('replicas: --replicas for a replicable http scenario, one server for any other', () => {
+    expect(replicasFor(http('a', { replicable: true }), { replicas: 2 })).toBe(2);
+    expect(replicasFor(http('a'), { replicas: 2 })).toBe(1);
+    expect(replicasFor(cpu('a', { replicable: true }), { replicas: 2 })).toBe(1);
+    expect(replicasFor(http('a', { replicable: true }), { replicas: 1 })).toBe(1);
+  });
+
   it('connections: --connections wins, then the scenario, then 50', () => {
     expect(connectionsFor(http('a'), { connections: null })).toBe(50);
     expect(connectionsFor(http('a', { connections: 10 }), { connections: null })).toBe(10);
@@ -482,6 +517,34 @@ describe('runScenarios', () => {
     expect(rows[1]!.measurement!.total).toBeGreaterThan(0);
     expect(rows[1]!.measurement!.cpuSeconds).not.toBeNull();
     expect(lines[0]).toMatch(/^\[1\/4\] base: one core/);
+  });
+
+  it('tells a replicable http scenario how many replicas to start, and any other scenario one', async () => {
+    const seen: [string, number][] = [];
+    const failing = (name: string, replicable: boolean): Scenario =>
+      http(name, {
+        replicable,
+        async setup(context) {
+          seen.push([name, context.replicas]);
+          throw new Error('not measured here');
+        },
+      });
+    const lines: string[] = [];
+    await runScenarios(
+      [
+        failing('one', false),
+        failing('many', true),
+        cpu('c', { setup: async (c) => (seen.push(['c', c.replicas]), { fn: () => {}, teardown: async () => {} }) }),
+      ],
+      { ...options, replicas: 2, durationSeconds: 0.02, warmupSeconds: 0 },
+      (l) => lines.push(l),
+    );
+    expect(seen).toEqual([
+      ['one', 1],
+      ['many', 2],
+      ['c', 1],
+    ]);
+    expect(lines.filter((l) => l.startsWith('[')).map((l) => l.includes('2 replicas'))).toEqual([false, true, false]);
   });
 });
 

@@ -22,6 +22,11 @@ export function connectionsFor(scenario: Scenario, options: Pick<RunOptions, 'co
   return options.connections ?? scenario.connections ?? DEFAULT_CONNECTIONS;
 }
 
+/** Server processes of a scenario: `--replicas` for a replicable http scenario, else one. */
+export function replicasFor(scenario: Scenario, options: Pick<RunOptions, 'replicas'>): number {
+  return scenario.kind === 'http' && scenario.replicable ? options.replicas : 1;
+}
+
 /** `--pin`: the parent (load generator, CPU scenarios) stays on one core; server children take another. */
 export function pinParent(): void {
   try {
@@ -38,6 +43,8 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
       url: setup.url,
       ...(setup.requests ? { requests: setup.requests } : {}),
       ...(setup.serverPid ? { serverPid: setup.serverPid } : {}),
+      ...(setup.replicaPids ? { replicaPids: setup.replicaPids } : {}),
+      ...(setup.replicaRequests ? { replicaRequests: setup.replicaRequests } : {}),
       ...(setup.expectedStatus ? { expectedStatus: setup.expectedStatus } : {}),
       connections: connectionsFor(scenario, options),
       durationSeconds: options.durationSeconds,
@@ -59,14 +66,18 @@ export async function runScenarios(
 ): Promise<ScenarioResult[]> {
   const rows = new Map<string, ScenarioResult>();
   for (const [i, scenario] of scenarios.entries()) {
-    const what = scenario.kind === 'http' ? `${connectionsFor(scenario, options)} connections, ` : 'one core, ';
+    const replicas = replicasFor(scenario, options);
+    const what =
+      scenario.kind === 'http'
+        ? `${connectionsFor(scenario, options)} connections, ${replicas > 1 ? `${replicas} replicas, ` : ''}`
+        : 'one core, ';
     progress(
       `[${i + 1}/${scenarios.length}] ${scenario.name}: ${what}warm-up ${options.warmupSeconds} s, measuring ${options.durationSeconds} s`,
     );
     let outcome: { measurement: Measurement } | { error: string };
     let setup: ScenarioSetup | null = null;
     try {
-      setup = await scenario.setup({ pin: options.pin, cpuProfDir: options.cpuProfDir });
+      setup = await scenario.setup({ pin: options.pin, cpuProfDir: options.cpuProfDir, replicas });
       active = setup;
       outcome = { measurement: await measure(scenario, setup, options) };
     } catch (error) {

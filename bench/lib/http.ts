@@ -113,6 +113,10 @@ export interface HttpLoadOptions {
   durationSeconds: number;
   /** The server's process, whose CPU time is read before and after the run. */
   serverPid?: number;
+  /** Replicas (instead of serverPid): each one's CPU time is read, and the sum is the server's. */
+  replicaPids?: number[];
+  /** Requests the load balancer has forwarded to each replica so far (read before and after the run). */
+  replicaRequests?: () => readonly number[];
   /** The one status the responses should have (default: any 2xx). */
   expectedStatus?: number;
 }
@@ -125,7 +129,9 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
   const histogram = new LatencyHistogram();
   const expected = options.expectedStatus;
   let unexpected = 0;
-  const cpuBefore = options.serverPid ? processCpuSeconds(options.serverPid) : null;
+  const pids = options.replicaPids ?? (options.serverPid ? [options.serverPid] : []);
+  const cpuBefore = pids.map(processCpuSeconds);
+  const requestsBefore = options.replicaRequests ? [...options.replicaRequests()] : [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -144,8 +150,13 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
       else unexpected++;
     });
   });
-  const cpuAfter = options.serverPid ? processCpuSeconds(options.serverPid) : null;
-  const cpuSeconds = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null;
+  const cpuAfter = pids.map(processCpuSeconds);
+  const cpuEach = pids.map((_, i) => {
+    const [before, after] = [cpuBefore[i], cpuAfter[i]];
+    return before != null && after != null ? after - before : null;
+  });
+  const cpuSeconds =
+    cpuEach.length > 0 && cpuEach.every((c) => c !== null) ? (cpuEach as number[]).reduce((a, b) => a + b, 0) : null;
   const total = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
   return {
     durationSeconds: result.duration,
@@ -162,6 +173,17 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
     errors: result.errors,
     non2xx: expected ? unexpected : result.non2xx,
     connections: options.connections,
+    ...(options.replicaPids
+      ? {
+          replicas: {
+            count: options.replicaPids.length,
+            requests: options.replicaRequests
+              ? options.replicaRequests().map((n, i) => n - (requestsBefore[i] ?? 0))
+              : [],
+            cpuSeconds: cpuEach,
+          },
+        }
+      : {}),
   };
 }
 

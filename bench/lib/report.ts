@@ -107,7 +107,8 @@ export function formatTable(rows: ScenarioResult[]): string {
   const cells = rows.map((r) => {
     const m = r.measurement;
     return [
-      r.name,
+      // A row measured on several replicas says so: its CPU per request is the sum over them.
+      m?.replicas ? `${r.name} x${m.replicas.count}` : r.name,
       r.kind,
       m ? `${fmtInt(m.perSecond)} ${r.unit}` : '-',
       m ? fmtMs(m.latencyMs.p50) : '-',
@@ -159,6 +160,7 @@ export function buildReport(options: RunOptions, startedAt: Date, finishedAt: Da
       only: options.only,
       pin: options.pin,
       cpuProfDir: options.cpuProfDir,
+      replicas: options.replicas,
     },
     environment: {
       node: process.version,

@@ -25,6 +25,13 @@ export interface ScenarioSetup {
   /** The server child (`http`): its CPU time during the measurement gives the CPU cost per request. */
   serverPid?: number;
   /**
+   * `--replicas n` (n > 1): every replica's process, in the load balancer's target order; the CPU cost per request
+   * is summed over them (serverPid is then unused).
+   */
+  replicaPids?: number[];
+  /** `--replicas n`: requests the load balancer has forwarded to each replica so far. */
+  replicaRequests?: () => readonly number[];
+  /**
    * The status every response should have (`http`; default any 2xx): a conditional request's 304, say. Latency is
    * recorded for these responses only, and any other status counts as a failure.
    */
@@ -44,6 +51,12 @@ export interface Scenario {
   goal?: ScenarioGoal;
   /** Concurrent connections (`http`); an explicit `--connections` wins, the default is 50. */
   connections?: number;
+  /**
+   * The server can run as several replicas on one PostgreSQL database behind a round-robin load balancer
+   * (`--replicas n`): it creates its shared state only as replica 0 (bench/lib/replica.ts). Other http scenarios
+   * run as one server whatever `--replicas` says.
+   */
+  replicable?: boolean;
   setup(context: SetupContext): Promise<ScenarioSetup>;
 }
 
@@ -53,6 +66,8 @@ export interface SetupContext {
   pin: boolean;
   /** `--cpu-prof <dir>`: give server children `BENCH_CPU_PROF_DIR` (spawnServer does it when told). */
   cpuProfDir: string | null;
+  /** Server processes to start (1 unless `--replicas n` and the scenario is `replicable`). */
+  replicas: number;
 }
 
 /** The raw figures of one measurement. Latencies in milliseconds (per request for `http`, per call for `cpu`). */
@@ -76,6 +91,11 @@ export interface Measurement {
   non2xx: number;
   /** `http` only. */
   connections?: number;
+  /**
+   * `--replicas n` only: per replica (load-balancer order), the requests forwarded to it and its CPU seconds during
+   * the measurement; cpuSeconds above is their sum.
+   */
+  replicas?: { count: number; requests: number[]; cpuSeconds: (number | null)[] };
 }
 
 export type Status = 'PASS' | 'MISS' | 'NO GOAL' | 'ERROR';
@@ -110,6 +130,8 @@ export interface RunOptions {
   pin: boolean;
   /** `--cpu-prof <dir>`: server children write a V8 CPU profile of the load phase there. */
   cpuProfDir: string | null;
+  /** `--replicas n`: replicable http scenarios run n servers on one database behind a round-robin balancer. */
+  replicas: number;
 }
 
 export interface RunReport {
@@ -123,6 +145,7 @@ export interface RunReport {
     only: string[] | null;
     pin: boolean;
     cpuProfDir: string | null;
+    replicas: number;
   };
   environment: { node: string; platform: string; arch: string; cpus: number; cpuModel: string };
   scenarios: ScenarioResult[];

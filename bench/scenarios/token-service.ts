@@ -18,6 +18,8 @@ function tokenScenario(
     kind: 'http',
     baseline: 'rs256-sign',
     connections: 32,
+    // Our token service runs as replicas on one database (`--replicas`); the references run as one server.
+    ...(server === 'token-service' ? { replicable: true } : {}),
     ...(goal ? { goal } : {}),
     setup: (context) => tokenSetup(server, mode, context),
   };

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { hash as argon2Hash } from '@node-rs/argon2';
 import Value from 'typebox/value';
 import { createRoleApp, platformMigrations, type Sql } from '@tessera/platform';
-import { createPostgresTestDatabase } from '@tessera/platform/testing';
 import { identityMigrations, PostgresIdentityStore } from '@tessera/identity';
 import {
   createTokenService,
@@ -23,19 +22,22 @@ import {
   type TokenBenchCredentials,
 } from '../lib/token-bench.js';
 import { benchDataDir, startBenchPlatform } from '../lib/bench-platform.js';
+import { replicaDatabase, replicaRole } from '../lib/replica.js';
 
 /**
  * The token service on PostgreSQL (a fresh database on the machine's server) with the whole platform: audit of
  * every issuance (group commit), metrics, logs at info. The bench client's secret is stored as an argon2id hash
  * ({argon2}); a verified secret is remembered for 300 s (tokenService.clientSecretCacheSeconds), so the hash cost
  * is paid once per window, as in production. Credentials to redeem (authorization codes, or refresh tokens) are
- * minted before the measurement and handed to the load generator through a file.
+ * minted before the measurement and handed to the load generator through a file. As one of several replicas
+ * (`--replicas`), replica 0 creates the database and mints; the others join its database and serve the same grants.
  */
 const dataDir = benchDataDir();
 const mode = process.env.BENCH_TOKEN_MODE === 'refresh' ? 'refresh' : 'exchange';
 const count = Number(process.env.BENCH_TOKEN_CREDENTIALS ?? 60_000);
 
-const database = await createPostgresTestDatabase();
+const replica = replicaRole();
+const database = await replicaDatabase();
 const { platform } = await startBenchPlatform({
   profile: 'test',
   database: { url: database.url, maxPoolSize: 10 },
@@ -60,7 +62,8 @@ const ctx = createTokenService(platform, tokenConfig, {
 const app = await createRoleApp(platform, { role: 'token-internal', title: 'bench', family: 'oauth' });
 await registerTokenServiceRoutes(app, ctx);
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
-tokenConfig.issuer = address;
+// Behind the load balancer every replica is the same issuer: the balancer's address.
+tokenConfig.issuer = replica.publicUrl ?? address;
 await prepareTokenService(ctx);
 
 const sha = (s: string) => createHash('sha256').update(s).digest('base64url');
@@ -101,12 +104,14 @@ async function mint(sql: Sql, n: number): Promise<string[]> {
   return values;
 }
 
-const values: string[] = [];
-for (let done = 0; done < count; done += 5000) {
-  values.push(...(await platform.db.withTenant('demo', (sql) => mint(sql, Math.min(5000, count - done)))));
+if (replica.index === 0) {
+  const values: string[] = [];
+  for (let done = 0; done < count; done += 5000) {
+    values.push(...(await platform.db.withTenant('demo', (sql) => mint(sql, Math.min(5000, count - done)))));
+  }
+  const credentials: TokenBenchCredentials = mode === 'exchange' ? { codes: values } : { refreshTokens: values };
+  writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify(credentials));
 }
-const credentials: TokenBenchCredentials = mode === 'exchange' ? { codes: values } : { refreshTokens: values };
-writeFileSync(join(dataDir, 'credentials.json'), JSON.stringify(credentials));
 
 closeOnSignal(async () => {
   await app.close();

@@ -7,7 +7,7 @@ const SERVER = '../../packages/status-lists/bench/servers/status-lists';
 
 /** A status-lists server in one mode (servers/status-lists.ts); what it wrote for the load generator. */
 function statusListsSetup(
-  mode: 'allocate' | 'update' | 'publish-load',
+  mode: 'allocate' | 'update' | 'read' | 'publish-load',
   context: SetupContext,
   describe: (url: string, data: { token: string; indexes: number[] }) => Omit<ScenarioSetup, 'teardown' | 'serverPid'>,
 ): Promise<ScenarioSetup> {
@@ -33,6 +33,7 @@ export const statusListAllocate: Scenario = {
   kind: 'http',
   baseline: 'bare-route',
   goal: { minRatio: 0.2, basis: 'per-core', text: 'allocations per CPU second at least 20% of the bare route' },
+  replicable: true,
   connections: 50,
   setup: (context) =>
     statusListsSetup('allocate', context, (url, { token }) => ({
@@ -63,6 +64,7 @@ export const statusListUpdate: Scenario = {
     basis: 'per-core',
     text: 'requests per CPU second (update, then read the list) at least 20% of the bare route',
   },
+  replicable: true,
   connections: 50,
   setup: (context) =>
     statusListsSetup('update', context, (url, { token, indexes }) => {
@@ -88,6 +90,25 @@ export const statusListUpdate: Scenario = {
         ],
       };
     }),
+};
+
+/**
+ * A status check: GET /status-lists/{id} of an unchanged publication (the list of status-list-update, 131,072 x 2
+ * bits, 1,000 entries allocated, never changed during the run), as relying parties fetch it. No goal: the figure
+ * docs/scaling.md reads for the cost of a status check at the origin, without an HTTP cache in front.
+ */
+export const statusListRead: Scenario = {
+  name: 'status-list-read',
+  description: 'GET /status-lists/{id}: the signed publication of an unchanged list (131,072 x 2 bits) on PostgreSQL',
+  kind: 'http',
+  baseline: 'bare-route',
+  replicable: true,
+  connections: 50,
+  setup: (context) =>
+    statusListsSetup('read', context, (url) => ({
+      url,
+      requests: [{ method: 'GET', path: '/status-lists/bench-update' }],
+    })),
 };
 
 /**

@@ -1,5 +1,10 @@
 import type { Scenario } from '../../../bench/lib/types.js';
-import { statusListAllocate, statusListHealthDuringPublish, statusListUpdate } from './http-scenarios.js';
+import {
+  statusListAllocate,
+  statusListHealthDuringPublish,
+  statusListRead,
+  statusListUpdate,
+} from './http-scenarios.js';
 import { statusListDeflate10m, statusListPublish10m } from './publish-10m.js';
 
 /**
@@ -11,6 +16,7 @@ export const statusListScenarios: readonly Scenario[] = [
   statusListDeflate10m,
   statusListPublish10m,
   statusListUpdate,
+  statusListRead,
   statusListAllocate,
   statusListHealthDuringPublish,
 ];

@@ -1,10 +1,12 @@
-import { createServer, request, type Server } from 'node:http';
+import { Agent, createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
  * An HTTP proxy that sends each request to the next of its targets in turn, like a load balancer in front of
  * replicas: consecutive requests of one flow land on different instances. Each request gets a fresh upstream
- * connection, so alternation is per request, not per connection.
+ * connection, so alternation is per request, not per connection. With `keepAlive`, upstream connections are
+ * reused (alternation stays per request), as a production balancer keeps its upstream connections open: a
+ * benchmark then measures the replicas' requests, not their TCP handshakes.
  */
 export interface RoundRobinProxy {
   url: string;
@@ -14,7 +16,16 @@ export interface RoundRobinProxy {
   close(): Promise<void>;
 }
 
-export async function startRoundRobinProxy(host: string, port: number): Promise<RoundRobinProxy> {
+export interface RoundRobinProxyOptions {
+  keepAlive?: boolean;
+}
+
+export async function startRoundRobinProxy(
+  host: string,
+  port: number,
+  options: RoundRobinProxyOptions = {},
+): Promise<RoundRobinProxy> {
+  const agent = options.keepAlive ? new Agent({ keepAlive: true }) : false;
   let targets: URL[] = [];
   let counts: number[] = [];
   let next = 0;
@@ -29,7 +40,7 @@ export async function startRoundRobinProxy(host: string, port: number): Promise<
         path: req.url,
         method: req.method,
         headers: req.headers,
-        agent: false,
+        agent,
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -53,6 +64,10 @@ export async function startRoundRobinProxy(host: string, port: number): Promise<
       targets = list.map((t) => new URL(t));
       counts = list.map(() => 0);
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (agent) agent.destroy();
+        server.close(() => resolve());
+      }),
   };
 }

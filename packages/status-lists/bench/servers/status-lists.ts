@@ -1,8 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRoleApp, loadConfig, platformMigrations } from '@tessera/platform';
-import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
+import { startTestIssuer } from '@tessera/platform/testing';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
+import { replicaDatabase, replicaRole, sharedAcrossReplicas } from '../../../../bench/lib/replica.js';
 import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
 import { registerStatusListsRoutes, StatusListsConfigSchema, statusListsMigrations } from '../../src/index.js';
 import { TEN_MILLION, tenMillionChunks } from '../ten-million-list.js';
@@ -12,15 +13,25 @@ import { TEN_MILLION, tenMillionChunks } from '../ten-million-list.js';
  * whole platform on (bearer JWT, policy, audit of every write, metrics, logs at info). BENCH_STATUS_LISTS_MODE:
  * - `allocate`: one Token Status List of 10,000,000 entries to allocate from;
  * - `update`: a 2-bit suspension list of 131,072 entries with 1,000 entries allocated, to suspend and reinstate;
+ * - `read`: the same list, only read (a relying party's status check of an unchanged publication);
  * - `publish-load`: a 10,000,000-entry 1-bit list, 1% revoked, that a loop in this process keeps changing and
  *   publishing again (allocate, revoke, read the publication: a full re-sign each time) while the load generator
  *   measures GET /health: the event loop must stay free while ten million entries are compressed and signed.
  * The administrator's token (and the allocated indexes) go to BENCH_DATA_DIR/status-lists.json.
+ * As one of several replicas (`--replicas`, allocate and update), replica 0 creates the database, the token issuer
+ * and the lists; the others join its database and trust its issuer.
  */
 const mode = process.env.BENCH_STATUS_LISTS_MODE ?? 'allocate';
 const dataDir = benchDataDir();
-const database = await createPostgresTestDatabase();
-const issuer = await startTestIssuer();
+const replica = replicaRole();
+if (replica.count > 1 && mode === 'publish-load') throw new Error('publish-load runs as one replica');
+const database = await replicaDatabase();
+const ownIssuer = replica.index === 0 ? await startTestIssuer() : null;
+const issuer = await sharedAcrossReplicas('issuer', async () => ({
+  issuer: ownIssuer!.issuer,
+  jwksUri: ownIssuer!.jwksUri,
+  audience: ownIssuer!.audience,
+}));
 const { platform } = await startBenchPlatform({
   profile: 'test',
   database: { url: database.url, maxPoolSize: 10 },
@@ -34,7 +45,7 @@ const config = loadConfig(StatusListsConfigSchema, { env: {}, overrides: {} });
 const app = await createRoleApp(platform, { role: 'status-lists', title: 'bench', family: 'oauth' });
 await registerStatusListsRoutes(app, platform, { config });
 await app.ready();
-const token = await issuer.sign(
+const token = await ownIssuer?.sign(
   { sub: 'bench-admin', tenant_id: 'demo', roles: ['tenant-admin'] },
   {
     expiresInSeconds: 86_400,
@@ -59,9 +70,11 @@ const allocate = async (listId: string): Promise<number> => {
 let indexes: number[] = [];
 let stopLoop = false;
 let loop: Promise<void> = Promise.resolve();
-if (mode === 'allocate') {
+if (replica.index > 0) {
+  // The lists, the token and the indexes are replica 0's.
+} else if (mode === 'allocate') {
   await create({ type: 'OAuthStatusList', id: 'bench-allocate', length: TEN_MILLION });
-} else if (mode === 'update') {
+} else if (mode === 'update' || mode === 'read') {
   await create({
     type: 'OAuthStatusList',
     id: 'bench-update',
@@ -98,7 +111,7 @@ if (mode === 'allocate') {
 } else {
   throw new Error(`unknown BENCH_STATUS_LISTS_MODE ${mode}`);
 }
-await writeFile(join(dataDir, 'status-lists.json'), JSON.stringify({ token, indexes }));
+if (replica.index === 0) await writeFile(join(dataDir, 'status-lists.json'), JSON.stringify({ token, indexes }));
 indexes = [];
 
 await serveUntilSignal(
@@ -108,6 +121,6 @@ await serveUntilSignal(
     await loop;
   },
   () => platform.close(),
-  () => issuer.close(),
+  async () => ownIssuer?.close(),
   () => database.drop(),
 );
