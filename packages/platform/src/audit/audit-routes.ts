@@ -80,7 +80,6 @@ export function registerAuditRoutes(app: RoleApp, platform: Platform): void {
           },
         },
         {
-          tenantId: query.tenant,
           principalId: query.principal,
           commandId: query.command,
           type: query.type,

@@ -9,8 +9,11 @@ export const READ_AUDIT_EVENTS = 'platform.audit.read-events';
 /** The scope a policy decision names when the read spans every tenant; not a tenant id (ids have no underscore). */
 export const PLATFORM_SCOPE = '_platform';
 
-/** What the read is asked: the store's filter, and the answer's format (recorded in the read's audit event). */
-export interface ReadAuditEventsInput extends AuditQuery {
+/**
+ * What the read is asked: the store's filter but its tenant, which is the command context's (the tenant the policy
+ * decided for, so that the decision and the read never disagree), and the answer's format (recorded in its event).
+ */
+export interface ReadAuditEventsInput extends Omit<AuditQuery, 'tenantId'> {
   format: string;
   /** The names of the filters the caller gave (recorded, never their values). */
   filters: string[];
@@ -33,8 +36,10 @@ export function readAuditEvents(deps: {
     access: 'admin',
     audit: 'self',
     auditTenant: (ctx) => (ctx.tenantId !== PLATFORM_SCOPE && deps.tenants.get(ctx.tenantId) ? ctx.tenantId : null),
-    async run(ctx, { format, filters, ...filter }) {
-      const chain = filter.tenantId === undefined ? null : await existingTenant(deps.tenants, filter.tenantId);
+    async run(ctx, { format, filters, ...rest }) {
+      const tenantId = ctx.tenantId === PLATFORM_SCOPE ? undefined : ctx.tenantId;
+      const filter: AuditQuery = { ...rest, tenantId };
+      const chain = tenantId === undefined ? null : await existingTenant(deps.tenants, tenantId);
       const record = (result: AuditResult, details: Record<string, unknown>) =>
         chain === null
           ? Promise.resolve()
