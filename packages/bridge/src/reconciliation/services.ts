@@ -6,6 +6,7 @@ import type { ReconciliationConfig } from './config.js';
 import { AuxiliarySealer } from './crypto/auxiliary-sealer.js';
 import { createDpopReplayStore } from './storage/dpop-replay.js';
 import { IdentityLookups } from './storage/identity-lookups.js';
+import type { SubjectGrantRevocation } from './subject-grants-port.js';
 
 /** What the external reconciliation API's routes and commands share (built once per bridge registration). */
 export interface ReconciliationServices {
@@ -13,6 +14,8 @@ export interface ReconciliationServices {
   config: ReconciliationConfig;
   clock: Clock;
   identities: IdentityStore;
+  /** The token service's part of an erasure (subject-grants-port.ts); null without the token service. */
+  revokeSubjectGrants: SubjectGrantRevocation | null;
   /** The batched read path of POST /lookup. */
   lookups: IdentityLookups;
   sealer: AuxiliarySealer;
@@ -34,6 +37,7 @@ export function createReconciliationServices(bridge: BridgeServices): Reconcilia
     config,
     clock: bridge.clock,
     identities: bridge.identities,
+    revokeSubjectGrants: bridge.revokeSubjectGrants,
     lookups: new IdentityLookups({ db: platform.db, identities: bridge.identities, clock: bridge.clock }),
     sealer: new AuxiliarySealer(platform.keys),
     // The platform's trusted issuers (000 §5 issuer, jwks-uri), each held to this API's audience: a token minted
