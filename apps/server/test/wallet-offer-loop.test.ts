@@ -3,18 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, LogCapture } from '@tessera/platform/testing';
-import { runCli, type CliIo } from '@tessera/test-wallet';
+import { DEMO_PERSONAS, runCli, type CliIo } from '@tessera/test-wallet';
 import { loadServerConfig, startServer, type RunningServer } from '../src/index.js';
 import { DEMO_LOGIN_CREDENTIAL_CONFIGURATION } from '../src/development.js';
 
 /** The embedded provider's alice, as persona 1 of the test wallet: IDV at the provider finds the same claims. */
-const ALICE = {
-  service_id: 'demo-user-1',
-  eduperson_principal_name: 'alice@demo.example',
-  email: 'alice@demo.example',
-  given_name: 'Alice',
-  family_name: 'Doe',
-};
+const ALICE = DEMO_PERSONAS[0]!.claims;
 
 function captureIo(): CliIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -37,8 +31,8 @@ describe('the whole loop: offer, receive, sign in, revoke, refused', () => {
   let urls: { token: string; bridge: string; issuance: string; statusLists: string };
   let walletStatusPort: number;
 
-  beforeAll(async () => {
-    // Fixed free ports: the issuer's identifier, the token service's issuer and the list URIs are configured URLs.
+  /** Starts the server on fixed free ports (a configured URL names each); `undefined` when one was taken meanwhile. */
+  async function startOnFreePorts(): Promise<RunningServer | undefined> {
     const ports = {
       tokenInternal: await freePort(),
       tokenExternal: await freePort(),
@@ -48,7 +42,6 @@ describe('the whole loop: offer, receive, sign in, revoke, refused', () => {
       management: await freePort(),
       devIdp: await freePort(),
     };
-    walletStatusPort = await freePort();
     urls = {
       token: `http://127.0.0.1:${ports.tokenInternal}`,
       // The development request-signing certificate names localhost (x509_san_dns).
@@ -66,7 +59,19 @@ describe('the whole loop: offer, receive, sign in, revoke, refused', () => {
         statusLists: { publicBaseUrl: urls.statusLists, ttlSeconds: 1 },
       },
     });
-    server = await startServer(config, { logDestination: new LogCapture() });
+    try {
+      return await startServer(config, { logDestination: new LogCapture() });
+    } catch (error) {
+      // Another process on the machine may take a port between freePort() and listen(): start again elsewhere.
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') return undefined;
+      throw error;
+    }
+  }
+
+  beforeAll(async () => {
+    walletStatusPort = await freePort();
+    for (let attempt = 0; attempt < 3 && !server; attempt += 1) server = (await startOnFreePorts())!;
+    expect(server).toBeDefined();
     const answer = await fetch(`${urls.token}/token`, {
       method: 'POST',
       headers: {
@@ -129,7 +134,7 @@ describe('the whole loop: offer, receive, sign in, revoke, refused', () => {
     const summary = received.lines.find((line) => line.startsWith('Credential '))!;
     expect(summary).toContain(`vct urn:tessera:credential:identity:1, received from ${urls.issuance}`);
     expect(received.lines, received.lines.join('\n')).toContain(
-      '  claims: eduperson_principal_name=alice@demo.example, email=alice@demo.example, family_name=Doe, given_name=Alice, service_id=demo-user-1',
+      '  claims: eduperson_principal_name=alice@uni.example, email=alice.archer@uni.example, family_name=Archer, given_name=Alice, service_id=S-1001',
     );
     // The status entry as printed: what a person copies into the status-list API.
     const status = received.lines

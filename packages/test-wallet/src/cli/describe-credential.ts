@@ -36,9 +36,12 @@ export function describeCredential(credential: HeldCredential): string[] {
   );
   if (credential.status.length === 0) lines.push('  status: no status entry');
   for (const entry of credential.status) {
-    const listId = decodeURIComponent(new URL(entry.uri).pathname.split('/').filter(Boolean).pop() ?? '');
     const purpose = entry.purpose ? ` (${entry.purpose})` : '';
-    lines.push(`  status: index ${entry.index} of the list ${entry.uri}${purpose}; list id ${listId}`);
+    // A received credential is revoked at its issuer's status-list API, which names the list by the URI's last segment.
+    const listId = credential.receivedFrom
+      ? `; list id ${decodeURIComponent(new URL(entry.uri).pathname.split('/').filter(Boolean).pop() ?? '')}`
+      : '';
+    lines.push(`  status: index ${entry.index} of the list ${entry.uri}${purpose}${listId}`);
   }
   return lines;
 }
