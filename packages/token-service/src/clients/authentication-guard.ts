@@ -122,9 +122,8 @@ export function claimedClientId(
   authorization: string | undefined,
   form: Readonly<Record<string, unknown>>,
 ): string | undefined {
-  const auth = authorization;
-  if (auth && /^basic /i.test(auth)) {
-    const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+  if (authorization && /^basic /i.test(authorization)) {
+    const raw = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const colon = raw.indexOf(':');
     return colon > 0 ? raw.slice(0, colon) : undefined;
   }
