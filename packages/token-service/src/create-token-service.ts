@@ -114,7 +114,7 @@ export async function registerTokenServiceRoutes(
   await app.register(formbody);
   registerDiscoveryRoutes(app, ctx);
   registerAuthorizeRoutes(app, ctx);
-  registerTokenRoutes(app, ctx);
+  await registerTokenRoutes(app, ctx);
   if (options.internal) registerInternalRoutes(app, ctx);
 }
 
