@@ -35,7 +35,7 @@ function sessionSetup(database: 'postgres' | 'pglite', context: SetupContext): P
   return serverInDataDir(
     '../../packages/bridge/bench/servers/bridge-sessions',
     context,
-    { env: { BENCH_BRIDGE_DATABASE: database } },
+    { env: { BENCH_BRIDGE_DATABASE: database }, readyTimeoutMs: 180_000 },
     async (child, dataDir) => {
       const token = (await readFile(join(dataDir, 'token.txt'), 'utf8')).trim();
       return {
