@@ -45,7 +45,11 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
     });
   }
   if (!setup.fn) throw new Error('a cpu scenario must return fn from setup()');
-  return measureCpu(setup.fn, { durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds });
+  return measureCpu(setup.fn, {
+    durationSeconds: options.durationSeconds,
+    warmupSeconds: options.warmupSeconds,
+    concurrency: scenario.concurrency ?? 1,
+  });
 }
 
 /**
@@ -59,7 +63,9 @@ export async function runScenarios(
 ): Promise<ScenarioResult[]> {
   const rows = new Map<string, ScenarioResult>();
   for (const [i, scenario] of scenarios.entries()) {
-    const what = scenario.kind === 'http' ? `${connectionsFor(scenario, options)} connections, ` : 'one core, ';
+    const inFlight = (scenario.concurrency ?? 1) > 1 ? `${scenario.concurrency} calls in flight, ` : '';
+    const what =
+      scenario.kind === 'http' ? `${connectionsFor(scenario, options)} connections, ` : `one core, ${inFlight}`;
     progress(
       `[${i + 1}/${scenarios.length}] ${scenario.name}: ${what}warm-up ${options.warmupSeconds} s, measuring ${options.durationSeconds} s`,
     );
@@ -83,7 +89,10 @@ export async function runScenarios(
       }
     }
     const baseline = scenario.baseline ? (rows.get(scenario.baseline) ?? null) : null;
-    rows.set(scenario.name, evaluate(scenario, outcome, baseline));
+    rows.set(
+      scenario.name,
+      evaluate(scenario, outcome, baseline, (name) => rows.get(name) ?? null),
+    );
   }
   return [...rows.values()];
 }
