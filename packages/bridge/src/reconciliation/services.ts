@@ -1,10 +1,8 @@
-import { JwtAuthenticator, type Clock, type Platform } from '@tessera/platform';
+import { JwtAuthenticator, type Clock, type DpopReplayStores, type Platform } from '@tessera/platform';
 import type { IdentityStore } from '@tessera/identity';
-import type { DpopReplayStore } from '@tessera/pkce-dpop';
 import type { BridgeServices } from '../services.js';
 import type { ReconciliationConfig } from './config.js';
 import { AuxiliarySealer } from './crypto/auxiliary-sealer.js';
-import { createDpopReplayStore } from './storage/dpop-replay.js';
 import { IdentityLookups } from './storage/identity-lookups.js';
 import type { SubjectGrantRevocation } from './subject-grants-port.js';
 
@@ -21,7 +19,8 @@ export interface ReconciliationServices {
   sealer: AuxiliarySealer;
   /** Validates access tokens of the platform's issuers for this API's audience. */
   authenticator: JwtAuthenticator;
-  replayStore: DpopReplayStore & { purgeExpired?(): Promise<number> };
+  /** The platform's DPoP replay state (RFC 9449 §11.1), one table or key space for every endpoint. */
+  replay: DpopReplayStores;
   /** External base URL that DPoP proofs' htu must name (with the request path). */
   dpopBaseUrl: string;
   /** The deployment's service claim (`deployment.serviceClaim`). */
@@ -60,7 +59,7 @@ export function createReconciliationServices(bridge: BridgeServices): Reconcilia
       jwksCacheSeconds: auth.jwksCacheSeconds,
       jwksCooldownSeconds: auth.jwksCooldownSeconds,
     }),
-    replayStore: createDpopReplayStore(platform, bridge.clock),
+    replay: platform.dpopReplay,
     dpopBaseUrl: (config.dpop.baseUrl ?? bridge.config.publicBaseUrl).replace(/\/+$/, ''),
     serviceClaim: bridge.serviceClaim,
   };
