@@ -2,11 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 // One config for the whole repository. Test files live beside the code (unit) or in each package's test/ folder.
 // Files run in parallel forks; each file that needs a database creates its own (a PGlite instance, or a fresh
-// PostgreSQL database), so files never share state.
+// PostgreSQL database) and every listener takes a free port, so files never share state. Two forks even on a
+// two-core machine (the default would be one there): most files spend their time waiting on servers, databases
+// and timers, not on the CPU.
 export default defineConfig({
   test: {
     include: ['packages/*/{src,test}/**/*.test.ts', 'apps/*/{src,test}/**/*.test.ts', 'bench/**/*.test.ts'],
     pool: 'forks',
+    maxWorkers: 2,
+    minWorkers: 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ['default'],

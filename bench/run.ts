@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseCli, UsageError, USAGE } from './lib/cli.js';
-import { planRun } from './lib/plan.js';
+import { goalsOf, planRun } from './lib/plan.js';
 import { abortActive, pinParent, runScenarios } from './lib/harness.js';
 import { buildReport, formatAlerts, formatTable, timestampFileName } from './lib/report.js';
 import { formatProfile, readProfile, summarizeProfile } from './lib/profile.js';
@@ -31,9 +31,11 @@ async function main(): Promise<number> {
   }
   if (command.kind === 'list') {
     for (const s of registry) {
-      const against = s.baseline
-        ? `  (baseline ${s.baseline}${s.goal ? `, goal >= ${s.goal.minRatio * 100}%` : ''})`
-        : '';
+      const goals = goalsOf(s).map(
+        (g) =>
+          `, goal >= ${+(g.minRatio * 100).toFixed(1)}%${g.basis === 'per-core' ? ' per-core' : ''}${g.against && g.against !== s.baseline ? ` against ${g.against}` : ''}`,
+      );
+      const against = s.baseline ? `  (baseline ${s.baseline}${goals.join('')})` : '';
       process.stdout.write(`${s.name.padEnd(28)} ${s.kind.padEnd(4)}  ${s.description}${against}\n`);
     }
     return 0;

@@ -2,24 +2,37 @@ import { performance } from 'node:perf_hooks';
 import { LatencyHistogram } from './histogram.js';
 import type { Measurement } from './types.js';
 
+const isPromise = (value: unknown): value is Promise<void> =>
+  value !== undefined && typeof (value as Promise<void>).then === 'function';
+
 /**
  * Calls `fn` back to back on the main thread (one core) for `durationSeconds`, timing each call. A promise
  * returned by `fn` is awaited before the next call; a synchronous `fn` is never awaited, so it pays no
- * microtask per call.
+ * microtask per call. With `concurrency` > 1, that many loops run at once (each awaiting its own calls), so that
+ * `concurrency` calls are in flight: what concurrent requests look like to a store that batches them.
  */
-export async function runCpuLoop(fn: () => void | Promise<void>, durationSeconds: number): Promise<Measurement> {
+export async function runCpuLoop(
+  fn: () => void | Promise<void>,
+  durationSeconds: number,
+  concurrency = 1,
+): Promise<Measurement> {
   const histogram = new LatencyHistogram();
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationSeconds * 1000;
   let now = started;
-  while (now < deadline) {
-    const before = now;
-    const pending = fn();
-    if (pending !== undefined && typeof (pending as Promise<void>).then === 'function') await pending;
-    now = performance.now();
-    histogram.record(now - before);
-  }
+  // One loop reuses the previous end time as the next start; concurrent loops each read their own start.
+  const loop = async (shared: boolean) => {
+    while (now < deadline) {
+      const before = shared ? performance.now() : now;
+      const pending = fn();
+      if (isPromise(pending)) await pending;
+      now = performance.now();
+      histogram.record(now - before);
+    }
+  };
+  if (concurrency === 1) await loop(false);
+  else await Promise.all(Array.from({ length: concurrency }, () => loop(true)));
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const elapsedSeconds = (now - started) / 1000;
@@ -43,8 +56,9 @@ export async function runCpuLoop(fn: () => void | Promise<void>, durationSeconds
 /** Warm-up (discarded, lets the JIT and any caches settle) then the measurement. */
 export async function measureCpu(
   fn: () => void | Promise<void>,
-  options: { durationSeconds: number; warmupSeconds: number },
+  options: { durationSeconds: number; warmupSeconds: number; concurrency?: number },
 ): Promise<Measurement> {
-  if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds);
-  return runCpuLoop(fn, options.durationSeconds);
+  const concurrency = options.concurrency ?? 1;
+  if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds, concurrency);
+  return runCpuLoop(fn, options.durationSeconds, concurrency);
 }

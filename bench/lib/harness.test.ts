@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCli, UsageError, DEFAULT_CONNECTIONS, DEFAULT_DURATION_SECONDS, DEFAULT_WARMUP_SECONDS } from './cli.js';
-import { planRun, validateRegistry } from './plan.js';
+import { goalReference, goalsOf, planRun, validateRegistry } from './plan.js';
 import {
   buildReport,
   computeRatio,
@@ -14,6 +14,7 @@ import { LatencyHistogram } from './histogram.js';
 import { parseReadyLine, READY_PREFIX } from './server-child.js';
 import { childEnv } from './http.js';
 import { connectionsFor, replicasFor, runScenarios } from './harness.js';
+import { runCpuLoop } from './cpu.js';
 import { parseProcStatTicks } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
@@ -187,8 +188,58 @@ describe('planRun', () => {
     expect(byName.get('platform-public-route')).toMatchObject({
       kind: 'http',
       baseline: 'bare-route',
-      goal: { minRatio: 0.6 },
+      goal: { minRatio: 0.7, basis: 'per-core' },
     });
+  });
+
+  it('carries the goals of issue 22, per core against the scenario each names', () => {
+    const byName = new Map(registry.map((s) => [s.name, s]));
+    const goals = (name: string) =>
+      goalsOf(byName.get(name)!).map((g) => [goalReference(byName.get(name)!, g), g.minRatio, g.basis]);
+    expect(goals('token-refresh')).toEqual([
+      ['token-refresh-floor', 0.85, 'per-core'],
+      ['oidc-provider-refresh', 2, 'per-core'],
+    ]);
+    expect(goals('token-code-exchange')).toEqual([
+      ['token-code-exchange-floor', 0.8, 'per-core'],
+      ['oidc-provider-code-exchange', 1.5, 'per-core'],
+    ]);
+    expect(goals('reconciliation-lookup')).toEqual([['reconciliation-lookup-floor', 0.5, 'per-core']]);
+    expect(goals('bridge-verify-sd-jwt')).toEqual([['es256-verify', 0.3, 'per-core']]);
+    expect(goals('bridge-create-session')).toEqual([['platform-public-route', 0.05, 'per-core']]);
+    expect(goals('dpop-verify-redis-store')).toEqual([['es256-verify', 0.5, 'per-core']]);
+    expect(goals('dpop-verify-redis-store-32')).toEqual([['es256-verify', 0.5, 'per-core']]);
+    expect(byName.get('dpop-verify-redis-store-32')!.concurrency).toBe(32);
+    expect(goals('platform-public-route')).toEqual([['bare-route', 0.7, 'per-core']]);
+  });
+
+  it('runs the scenario a goal is read against before it, and adds it when --only leaves it out', () => {
+    const reg2 = [
+      http('ours', {
+        baseline: 'floor',
+        goal: [
+          { minRatio: 0.8, basis: 'per-core', text: 'floor' },
+          { minRatio: 2, basis: 'per-core', against: 'reference', text: 'reference' },
+        ],
+      }),
+      http('floor', { baseline: 'raw' }),
+      http('reference', { baseline: 'raw' }),
+      cpu('raw'),
+    ];
+    const plan = planRun(reg2, ['ours']);
+    expect(plan.scenarios.map((s) => s.name)).toEqual(['raw', 'floor', 'reference', 'ours']);
+    expect(plan.addedBaselines.sort()).toEqual(['floor', 'raw', 'reference']);
+    expect(() => validateRegistry([http('x', { goal: { minRatio: 1, against: 'nope', text: '' } })])).toThrow(
+      /unknown goal reference "nope"/,
+    );
+    expect(() =>
+      validateRegistry([http('x', { goal: { minRatio: 1, against: 'y', text: '' } }), http('y', { baseline: 'x' })]),
+    ).toThrow(/cycle/);
+    // A goal with its own reference needs no baseline.
+    expect(() =>
+      validateRegistry([http('x', { goal: { minRatio: 1, against: 'y', text: '' } }), http('y')]),
+    ).not.toThrow();
+    expect(() => validateRegistry([cpu('x', { concurrency: 0 })])).toThrow(/concurrency/);
   });
 });
 
@@ -281,6 +332,78 @@ describe('ratios and goals', () => {
     expect(row).toMatchObject({ status: 'PASS', unit: 'ops/s' });
     expect(row.ratio!.throughput).toBeCloseTo(0.6, 10);
     expect(row.ratio!.p99).toBeCloseTo(1.25, 10);
+  });
+});
+
+describe('goals against another scenario (floors, reference implementations)', () => {
+  const raw = evaluate(cpu('rs256-sign'), { measurement: measurement(4000, 0.25, 0.3, { cpuUsPerOp: 250 }) }, null);
+  const floor = evaluate(
+    http('token-refresh-floor', { baseline: 'rs256-sign' }),
+    { measurement: measurement(2000, 5, 9, { cpuUsPerOp: 500 }) },
+    raw,
+  );
+  const reference = evaluate(
+    http('oidc-provider-refresh', { baseline: 'rs256-sign' }),
+    { measurement: measurement(1500, 5, 9, { cpuUsPerOp: 1200 }) },
+    raw,
+  );
+  const rows = new Map([raw, floor, reference].map((r) => [r.name, r]));
+  const lookup = (name: string) => rows.get(name) ?? null;
+  const ours = http('token-refresh', {
+    baseline: 'token-refresh-floor',
+    goal: [
+      { minRatio: 0.85, basis: 'per-core', text: 'floor' },
+      { minRatio: 2, basis: 'per-core', against: 'oidc-provider-refresh', text: 'twice the reference' },
+    ],
+  });
+
+  it('judges every goal on its own reference: PASS only when all are met', () => {
+    // 580 us per request: 500/580 = 0.862 of the floor, 1200/580 = 2.07 times the reference.
+    const pass = evaluate(ours, { measurement: measurement(1700, 6, 10, { cpuUsPerOp: 580 }) }, floor, lookup);
+    expect(pass.status).toBe('PASS');
+    expect(pass.ratio!.perCore).toBeCloseTo(500 / 580, 10);
+    expect(pass.goals.map((g) => [g.against, g.met])).toEqual([
+      ['token-refresh-floor', true],
+      ['oidc-provider-refresh', true],
+    ]);
+    expect(pass.goals[1]!.value).toBeCloseTo(1200 / 580, 10);
+    expect(pass.goals[1]!.ratio!.throughput).toBeCloseTo(1700 / 1500, 10);
+    // 650 us: 0.77 of the floor (MISS), 1.85 times the reference (MISS).
+    const miss = evaluate(ours, { measurement: measurement(1700, 6, 10, { cpuUsPerOp: 650 }) }, floor, lookup);
+    expect(miss.status).toBe('MISS');
+    expect(miss.goal).toMatchObject({ minRatio: 0.85, met: false });
+    expect(formatAlerts([miss])).toEqual([
+      "!!! MISS  token-refresh: 76.9% of token-refresh-floor's per-core rate, goal >= 85.0% (floor)",
+      "!!! MISS  token-refresh: 184.6% of oidc-provider-refresh's per-core rate, goal >= 200.0% (twice the reference)",
+    ]);
+    // 590 us: 0.847 of the floor (MISS), 2.03 times the reference (PASS): MISS.
+    const half = evaluate(ours, { measurement: measurement(1700, 6, 10, { cpuUsPerOp: 590 }) }, floor, lookup);
+    expect(half.goals.map((g) => g.met)).toEqual([false, true]);
+    expect(half.status).toBe('MISS');
+  });
+
+  it('is an ERROR when the reference has no figures', () => {
+    const broken = evaluate(http('oidc-provider-refresh'), { error: 'did not start' }, null);
+    const row = evaluate(ours, { measurement: measurement(1700, 6, 10, { cpuUsPerOp: 580 }) }, floor, (name) =>
+      name === 'oidc-provider-refresh' ? broken : lookup(name),
+    );
+    expect(row.status).toBe('ERROR');
+    expect(row.error).toMatch(/goal reference "oidc-provider-refresh" has no usable figures/);
+    expect(evaluate(ours, { measurement: measurement(1700, 6, 10) }, floor).error).toMatch(/oidc-provider-refresh/);
+  });
+
+  it('prints each further goal on its own line under the scenario, with its ratios and result', () => {
+    const row = evaluate(ours, { measurement: measurement(1700, 6, 10, { cpuUsPerOp: 590 }) }, floor, lookup);
+    const lines = formatTable([raw, floor, reference, row]).split('\n');
+    expect(lines).toHaveLength(2 + 5);
+    expect(lines[5]).toMatch(
+      /^token-refresh +http .* token-refresh-floor +85\.0% +84\.7% +1\.11x +>= 85\.0% per-core +MISS$/,
+    );
+    expect(lines[6]).toMatch(
+      /^ {2}vs oidc-provider-refresh +oidc-provider-refresh +113\.3% +203\.4% +1\.11x +>= 200\.0% per-core +PASS$/,
+    );
+    // Same column layout: the goal column starts at the same offset on both lines.
+    expect(lines[5]!.indexOf('>=')).toBe(lines[6]!.indexOf('>='));
   });
 });
 
@@ -380,8 +503,8 @@ describe('result JSON', () => {
     });
     const entries = parsed.scenarios as ScenarioResult[];
     expect(entries.map((e) => Object.keys(e).sort())).toEqual([
-      ['baseline', 'description', 'error', 'goal', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
-      ['baseline', 'description', 'error', 'goal', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
+      ['baseline', 'description', 'error', 'goal', 'goals', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
+      ['baseline', 'description', 'error', 'goal', 'goals', 'kind', 'measurement', 'name', 'ratio', 'status', 'unit'],
     ]);
     expect(entries[1]).toMatchObject({
       name: 'p',
@@ -401,6 +524,7 @@ describe('result JSON', () => {
       },
       ratio: { throughput: 0.75 },
       goal: { minRatio: 0.6, text: 't', met: true },
+      goals: [{ minRatio: 0.6, text: 't', against: 'bare-route', met: true, error: null }],
       status: 'PASS',
       error: null,
     });
@@ -545,6 +669,25 @@ describe('runScenarios', () => {
       ['c', 1],
     ]);
     expect(lines.filter((l) => l.startsWith('[')).map((l) => l.includes('2 replicas'))).toEqual([false, true, false]);
+  });
+});
+
+describe('runCpuLoop', () => {
+  it('keeps `concurrency` calls in flight, one when not told, and counts every call', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const fn = async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+    };
+    const many = await runCpuLoop(fn, 0.05, 8);
+    expect(most).toBe(8);
+    expect(many.total).toBeGreaterThan(8);
+    expect(many.cpuUsPerOp).not.toBeNull();
+    most = 0;
+    await runCpuLoop(fn, 0.02);
+    expect(most).toBe(1);
   });
 });
 

@@ -52,7 +52,11 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
     });
   }
   if (!setup.fn) throw new Error('a cpu scenario must return fn from setup()');
-  return measureCpu(setup.fn, { durationSeconds: options.durationSeconds, warmupSeconds: options.warmupSeconds });
+  return measureCpu(setup.fn, {
+    durationSeconds: options.durationSeconds,
+    warmupSeconds: options.warmupSeconds,
+    concurrency: scenario.concurrency ?? 1,
+  });
 }
 
 /**
@@ -67,10 +71,11 @@ export async function runScenarios(
   const rows = new Map<string, ScenarioResult>();
   for (const [i, scenario] of scenarios.entries()) {
     const replicas = replicasFor(scenario, options);
+    const inFlight = (scenario.concurrency ?? 1) > 1 ? `${scenario.concurrency} calls in flight, ` : '';
     const what =
       scenario.kind === 'http'
         ? `${connectionsFor(scenario, options)} connections, ${replicas > 1 ? `${replicas} replicas, ` : ''}`
-        : 'one core, ';
+        : `one core, ${inFlight}`;
     progress(
       `[${i + 1}/${scenarios.length}] ${scenario.name}: ${what}warm-up ${options.warmupSeconds} s, measuring ${options.durationSeconds} s`,
     );
@@ -94,7 +99,10 @@ export async function runScenarios(
       }
     }
     const baseline = scenario.baseline ? (rows.get(scenario.baseline) ?? null) : null;
-    rows.set(scenario.name, evaluate(scenario, outcome, baseline));
+    rows.set(
+      scenario.name,
+      evaluate(scenario, outcome, baseline, (name) => rows.get(name) ?? null),
+    );
   }
   return [...rows.values()];
 }

@@ -1,10 +1,27 @@
-import type { Scenario } from './types.js';
+import type { Scenario, ScenarioGoal } from './types.js';
 
 export interface Plan {
-  /** Scenarios in run order: every baseline before the scenarios compared with it. */
+  /** Scenarios in run order: every baseline (and every scenario a goal is read against) before its users. */
   scenarios: Scenario[];
-  /** Baselines run although `--only` did not name them. */
+  /** Baselines and goal references run although `--only` did not name them. */
   addedBaselines: string[];
+}
+
+/** A scenario's goals as a list (none, one, or several). */
+export function goalsOf(scenario: Pick<Scenario, 'goal'>): readonly ScenarioGoal[] {
+  if (!scenario.goal) return [];
+  return Array.isArray(scenario.goal) ? scenario.goal : [scenario.goal as ScenarioGoal];
+}
+
+/** The scenario a goal is read against: its own `against`, else the scenario's baseline. */
+export function goalReference(scenario: Pick<Scenario, 'baseline'>, goal: ScenarioGoal): string | undefined {
+  return goal.against ?? scenario.baseline;
+}
+
+/** The scenarios that must be measured before this one: its baseline and the references of its goals. */
+export function dependenciesOf(scenario: Scenario): string[] {
+  const names = [scenario.baseline, ...goalsOf(scenario).map((g) => g.against)];
+  return [...new Set(names.filter((n): n is string => n !== undefined))];
 }
 
 /** Checks the registry: unique names, known baselines, no scenario compared with itself through a chain. */
@@ -14,26 +31,36 @@ export function validateRegistry(registry: readonly Scenario[]): void {
     if (!/^[a-z0-9][a-z0-9-]*$/.test(s.name)) throw new Error(`scenario name "${s.name}" is not kebab-case`);
     if (names.has(s.name)) throw new Error(`two scenarios are named "${s.name}"`);
     names.add(s.name);
-    if (s.goal && !(s.goal.minRatio > 0)) throw new Error(`scenario "${s.name}": goal.minRatio must be > 0`);
-    if (s.goal && !s.baseline) throw new Error(`scenario "${s.name}" has a goal but no baseline to measure it against`);
+    for (const goal of goalsOf(s)) {
+      if (!(goal.minRatio > 0)) throw new Error(`scenario "${s.name}": goal.minRatio must be > 0`);
+      if (!goalReference(s, goal))
+        throw new Error(`scenario "${s.name}" has a goal but no baseline to measure it against`);
+    }
+    if (s.concurrency !== undefined && !(Number.isInteger(s.concurrency) && s.concurrency >= 1))
+      throw new Error(`scenario "${s.name}": concurrency must be a whole number >= 1`);
   }
   const byName = new Map(registry.map((s) => [s.name, s]));
-  for (const s of registry) {
-    const chain = [s.name];
-    let current = s;
-    while (current.baseline) {
-      const next = byName.get(current.baseline);
-      if (!next) throw new Error(`scenario "${current.name}" names an unknown baseline "${current.baseline}"`);
+  // Depth-first over baselines and goal references: every name known, no scenario depending on itself.
+  const done = new Set<string>();
+  const visit = (s: Scenario, chain: string[]): void => {
+    if (done.has(s.name)) return;
+    for (const dep of dependenciesOf(s)) {
+      const next = byName.get(dep);
+      if (!next) {
+        const what = dep === s.baseline ? 'baseline' : 'goal reference';
+        throw new Error(`scenario "${s.name}" names an unknown ${what} "${dep}"`);
+      }
       if (chain.includes(next.name)) throw new Error(`baseline cycle: ${[...chain, next.name].join(' -> ')}`);
-      chain.push(next.name);
-      current = next;
+      visit(next, [...chain, next.name]);
     }
-  }
+    done.add(s.name);
+  };
+  for (const s of registry) visit(s, [s.name]);
 }
 
 /**
- * The scenarios to run for `--only` (all when null), with their baselines added, in registry order except that
- * a baseline always comes before the scenarios that use it.
+ * The scenarios to run for `--only` (all when null), with their baselines and goal references added, in registry
+ * order except that a scenario's dependencies always come before it.
  */
 export function planRun(registry: readonly Scenario[], only: string[] | null): Plan {
   validateRegistry(registry);
@@ -46,21 +73,20 @@ export function planRun(registry: readonly Scenario[], only: string[] | null): P
   }
   const wanted = new Set(only ?? registry.map((s) => s.name));
   const added: string[] = [];
-  for (const name of [...wanted]) {
-    let s = byName.get(name)!;
-    while (s.baseline) {
-      if (!wanted.has(s.baseline)) {
-        wanted.add(s.baseline);
-        added.push(s.baseline);
-      }
-      s = byName.get(s.baseline)!;
+  const pending = [...wanted];
+  while (pending.length > 0) {
+    for (const dep of dependenciesOf(byName.get(pending.pop()!)!)) {
+      if (wanted.has(dep)) continue;
+      wanted.add(dep);
+      added.push(dep);
+      pending.push(dep);
     }
   }
   const ordered: Scenario[] = [];
   const placed = new Set<string>();
   const place = (s: Scenario): void => {
     if (placed.has(s.name)) return;
-    if (s.baseline) place(byName.get(s.baseline)!);
+    for (const dep of dependenciesOf(s)) place(byName.get(dep)!);
     placed.add(s.name);
     ordered.push(s);
   };

@@ -1,5 +1,14 @@
 import { cpus } from 'node:os';
-import type { Measurement, RunOptions, RunReport, Scenario, ScenarioResult } from './types.js';
+import { goalReference, goalsOf } from './plan.js';
+import type {
+  GoalResult,
+  Measurement,
+  RunOptions,
+  RunReport,
+  Scenario,
+  ScenarioGoal,
+  ScenarioResult,
+} from './types.js';
 
 /** Share of failed requests (connection errors, timeouts, non-2xx) above which a measurement is not trusted. */
 export const MAX_FAILURE_SHARE = 0.001;
@@ -34,18 +43,46 @@ export function computeRatio(
   };
 }
 
-/** The ratio a goal is judged on, or null when it cannot be computed. */
-export function goalRatio(row: Pick<ScenarioResult, 'ratio' | 'goal'>): number | null {
-  if (!row.ratio || !row.goal) return null;
-  return row.goal.basis === 'per-core' ? row.ratio.perCore : row.ratio.throughput;
+/** Finds the row of a scenario measured earlier in the run (the references of goals), or null. */
+export type RowLookup = (name: string) => ScenarioResult | null;
+
+/** One goal judged against the row of the scenario it names (or the baseline's row). */
+function judgeGoal(
+  scenario: Scenario,
+  goal: ScenarioGoal,
+  measurement: Measurement,
+  reference: ScenarioResult | null,
+): GoalResult {
+  const against = goalReference(scenario, goal)!;
+  const result: GoalResult = { ...goal, against, ratio: null, value: null, met: null, error: null };
+  const base = reference?.measurement && !reference.error ? reference.measurement : null;
+  const ratio = base ? computeRatio(measurement, base, reference!.kind === scenario.kind) : null;
+  result.ratio = ratio;
+  if (!ratio) {
+    result.error = `${against === scenario.baseline ? 'baseline' : 'goal reference'} "${against}" has no usable figures`;
+    return result;
+  }
+  result.value = goal.basis === 'per-core' ? ratio.perCore : ratio.throughput;
+  if (result.value === null) {
+    result.error = 'no CPU figures for the per-core ratio of the goal (http servers: Linux /proc only)';
+    return result;
+  }
+  result.met = result.value >= goal.minRatio;
+  return result;
 }
 
-/** The result row of one scenario, given its measurement (or the error that prevented it) and its baseline's row. */
+/**
+ * The result row of one scenario, given its measurement (or the error that prevented it), its baseline's row and
+ * a lookup of the rows measured before it (for goals read against another scenario than the baseline). PASS when
+ * every goal is met, MISS when one is not, ERROR when one cannot be judged.
+ */
 export function evaluate(
   scenario: Scenario,
   outcome: { measurement: Measurement } | { error: string },
   baseline: ScenarioResult | null,
+  lookup: RowLookup = () => null,
 ): ScenarioResult {
+  const goals = goalsOf(scenario);
   const row: ScenarioResult = {
     name: scenario.name,
     description: scenario.description,
@@ -54,8 +91,9 @@ export function evaluate(
     baseline: scenario.baseline ?? null,
     measurement: 'measurement' in outcome ? outcome.measurement : null,
     ratio: null,
-    goal: scenario.goal ? { ...scenario.goal, met: null } : null,
-    status: scenario.goal ? 'ERROR' : 'NO GOAL',
+    goal: goals[0] ? { ...goals[0], met: null } : null,
+    goals: [],
+    status: goals.length > 0 ? 'ERROR' : 'NO GOAL',
     error: 'error' in outcome ? outcome.error : null,
   };
   if (row.measurement) row.error = measurementProblem(row.measurement);
@@ -66,20 +104,19 @@ export function evaluate(
   if (scenario.baseline) {
     const base = baseline?.measurement && !baseline.error ? baseline.measurement : null;
     row.ratio = base ? computeRatio(row.measurement!, base, baseline!.kind === scenario.kind) : null;
-    if (!row.ratio) {
-      if (row.goal) row.error = `baseline "${scenario.baseline}" has no usable figures`;
-      return row;
-    }
   }
-  if (row.goal && row.ratio) {
-    const value = goalRatio(row);
-    if (value === null) {
-      row.error = 'no CPU figures for the per-core ratio of the goal (http servers: Linux /proc only)';
-      return row;
-    }
-    row.goal.met = value >= row.goal.minRatio;
-    row.status = row.goal.met ? 'PASS' : 'MISS';
+  if (goals.length === 0) return row;
+  row.goals = goals.map((goal) => {
+    const against = goalReference(scenario, goal)!;
+    return judgeGoal(scenario, goal, row.measurement!, against === scenario.baseline ? baseline : lookup(against));
+  });
+  row.goal = { ...goals[0]!, met: row.goals[0]!.met };
+  const unjudged = row.goals.find((g) => g.error);
+  if (unjudged) {
+    row.error = unjudged.error;
+    return row;
   }
+  row.status = row.goals.every((g) => g.met) ? 'PASS' : 'MISS';
   return row;
 }
 
@@ -87,7 +124,19 @@ const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');
 const fmtMs = (n: number) => (n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n >= 1 ? n.toFixed(2) : n.toFixed(3));
 const fmtPct = (n: number) => `${(n * 100).toFixed(1)}%`;
 
-/** The report table; every cell is plain ASCII so that it survives any terminal and log. */
+/** The goal column: the threshold and, for a per-core goal, its basis. */
+const goalCell = (goal: GoalResult | ScenarioGoal) =>
+  `>= ${fmtPct(goal.minRatio)}${goal.basis === 'per-core' ? ' per-core' : ''}`;
+
+/** Whether a goal is shown on the scenario's own line: the first goal, when it is read against the baseline. */
+const onMainLine = (row: ScenarioResult, goal: GoalResult, index: number) =>
+  index === 0 && goal.against === (row.baseline ?? goal.against);
+
+/**
+ * The report table; every cell is plain ASCII so that it survives any terminal and log. A goal read against
+ * another scenario than the row's baseline (a floor, a reference implementation) gets its own line under the
+ * scenario's, `  vs <scenario>`, with the ratios to that scenario and its own result.
+ */
 export function formatTable(rows: ScenarioResult[]): string {
   const header = [
     'scenario',
@@ -104,23 +153,50 @@ export function formatTable(rows: ScenarioResult[]): string {
     'result',
   ];
   const right = new Set([2, 3, 4, 5, 7, 8, 9]);
-  const cells = rows.map((r) => {
+  const ratioCells = (ratio: ScenarioResult['ratio']) => [
+    ratio ? fmtPct(ratio.throughput) : '-',
+    ratio?.perCore != null ? fmtPct(ratio.perCore) : '-',
+    ratio?.p99 != null ? `${ratio.p99.toFixed(2)}x` : '-',
+  ];
+  const verdict = (goal: GoalResult) => (goal.met === null ? 'ERROR' : goal.met ? 'PASS' : 'MISS');
+  const cells = rows.flatMap((r) => {
     const m = r.measurement;
-    return [
-      // A row measured on several replicas says so: its CPU per request is the sum over them.
-      m?.replicas ? `${r.name} x${m.replicas.count}` : r.name,
-      r.kind,
-      m ? `${fmtInt(m.perSecond)} ${r.unit}` : '-',
-      m ? fmtMs(m.latencyMs.p50) : '-',
-      m ? fmtMs(m.latencyMs.p99) : '-',
-      m?.cpuUsPerOp != null ? fmtMs(m.cpuUsPerOp) : '-',
-      r.baseline ?? '-',
-      r.ratio ? fmtPct(r.ratio.throughput) : '-',
-      r.ratio?.perCore != null ? fmtPct(r.ratio.perCore) : '-',
-      r.ratio?.p99 != null ? `${r.ratio.p99.toFixed(2)}x` : '-',
-      r.goal ? `>= ${fmtPct(r.goal.minRatio)}${r.goal.basis === 'per-core' ? ' per-core' : ''}` : '-',
-      r.status === 'NO GOAL' ? '-' : r.status,
+    // Unjudged (no figures): the first goal and ERROR on the scenario's line. Judged: each goal on its line.
+    const judged = r.goals.length > 0;
+    const main = r.goals.find((g, i) => onMainLine(r, g, i));
+    const mainGoal = judged ? main : r.goal;
+    const mainResult = r.status === 'ERROR' ? 'ERROR' : main ? verdict(main) : '-';
+    const lines = [
+      [
+        // A row measured on several replicas says so: its CPU per request is the sum over them.
+        m?.replicas ? `${r.name} x${m.replicas.count}` : r.name,
+        r.kind,
+        m ? `${fmtInt(m.perSecond)} ${r.unit}` : '-',
+        m ? fmtMs(m.latencyMs.p50) : '-',
+        m ? fmtMs(m.latencyMs.p99) : '-',
+        m?.cpuUsPerOp != null ? fmtMs(m.cpuUsPerOp) : '-',
+        r.baseline ?? '-',
+        ...ratioCells(r.ratio),
+        mainGoal ? goalCell(mainGoal) : '-',
+        mainResult,
+      ],
     ];
+    r.goals.forEach((goal, i) => {
+      if (onMainLine(r, goal, i)) return;
+      lines.push([
+        `  vs ${goal.against}`,
+        '',
+        '',
+        '',
+        '',
+        '',
+        goal.against,
+        ...ratioCells(goal.ratio),
+        goalCell(goal),
+        verdict(goal),
+      ]);
+    });
+    return lines;
   });
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) =>
@@ -131,15 +207,18 @@ export function formatTable(rows: ScenarioResult[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
 }
 
-/** Lines printed under the table for every MISS and ERROR, loud enough to be seen in a CI log. */
+/** Lines printed under the table for every MISS (one per missed goal) and ERROR, loud enough for a CI log. */
 export function formatAlerts(rows: ScenarioResult[]): string[] {
   const out: string[] = [];
   for (const r of rows) {
     if (r.status === 'MISS') {
-      const basis = r.goal!.basis === 'per-core' ? 'per-core rate' : 'throughput';
-      out.push(
-        `!!! MISS  ${r.name}: ${fmtPct(goalRatio(r)!)} of ${r.baseline}'s ${basis}, goal >= ${fmtPct(r.goal!.minRatio)} (${r.goal!.text})`,
-      );
+      for (const g of r.goals) {
+        if (g.met !== false) continue;
+        const basis = g.basis === 'per-core' ? 'per-core rate' : 'throughput';
+        out.push(
+          `!!! MISS  ${r.name}: ${fmtPct(g.value!)} of ${g.against}'s ${basis}, goal >= ${fmtPct(g.minRatio)} (${g.text})`,
+        );
+      }
     } else if (r.status === 'ERROR' && r.error) {
       out.push(`!!! ERROR ${r.name}: ${r.error.split('\n')[0]}`);
     }

@@ -12,8 +12,25 @@ export interface ScenarioGoal {
    * per second on one core). Per-core needs CPU figures for both (http servers: Linux).
    */
   basis?: 'throughput' | 'per-core';
+  /**
+   * The scenario the ratio is taken against (default: the scenario's `baseline`), e.g. a floor or a reference
+   * implementation. It is measured in the same run, before this scenario, as a baseline is.
+   */
+  against?: string;
   /** The goal as the issue states it, printed beside the result. */
   text: string;
+}
+
+/** One goal judged: the ratio it is read on (null when it could not be computed) and whether it is met. */
+export interface GoalResult extends ScenarioGoal {
+  against: string;
+  /** The ratios to the scenario named by `against` (as `ScenarioResult.ratio` is to the baseline). */
+  ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
+  /** The ratio of the goal's basis. */
+  value: number | null;
+  met: boolean | null;
+  /** Why the goal could not be judged (the scenario it is read against has no figures, no CPU figures). */
+  error: string | null;
 }
 
 /** What a scenario's setup hands the harness: a target for `http`, a function for `cpu`, and how to clean up. */
@@ -48,7 +65,16 @@ export interface Scenario {
   kind: ScenarioKind;
   /** Name of the scenario whose figures this one is compared with; it is measured in the same run. */
   baseline?: string;
-  goal?: ScenarioGoal;
+  /**
+   * What the scenario must reach: one goal, or several (each against its own scenario, e.g. the floor and the
+   * reference implementation). The scenario passes when every goal is met.
+   */
+  goal?: ScenarioGoal | readonly ScenarioGoal[];
+  /**
+   * `cpu` scenarios: calls of `fn` kept in flight at once (default 1: back to back), e.g. 32 concurrent proofs whose
+   * store round trips can share one batch.
+   */
+  concurrency?: number;
   /** Concurrent connections (`http`); an explicit `--connections` wins, the default is 50. */
   connections?: number;
   /**
@@ -113,7 +139,9 @@ export interface ScenarioResult {
    * ratio (p99 / baseline p99, only between scenarios of the same kind).
    */
   ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
+  /** The first goal (compatibility with single-goal readers); `goals` holds every goal. */
   goal: (ScenarioGoal & { met: boolean | null }) | null;
+  goals: GoalResult[];
   status: Status;
   /** Why the scenario has no figures, or why its figures are not trusted. */
   error: string | null;

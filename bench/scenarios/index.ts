@@ -9,7 +9,7 @@ import { partyScenarios } from '../../packages/parties/bench/index.js';
 import { signingScenarios } from '../../packages/signing/bench/index.js';
 import { issuanceScenarios } from '../../packages/issuance/bench/index.js';
 import { oid4vciScenarios } from '../../packages/oid4vci-issuer/bench/index.js';
-import { dpopVerifyMemory, dpopVerifyRedis } from './dpop-verify.js';
+import { dpopVerifyMemory, dpopVerifyRedis, dpopVerifyRedis32 } from './dpop-verify.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import {
   oidcProviderCodeExchange,
@@ -37,6 +37,7 @@ export const scenarios: readonly Scenario[] = [
   ...bridgeScenarios,
   dpopVerifyMemory,
   dpopVerifyRedis,
+  dpopVerifyRedis32,
   webhookDelivery,
   ...statusListScenarios,
   ...designScenarios,

@@ -4,19 +4,20 @@ import { tokenSetup } from '../lib/token-bench.js';
 type TokenServer = Parameters<typeof tokenSetup>[0];
 type TokenMode = Parameters<typeof tokenSetup>[1];
 
-/** A token endpoint scenario: 32 connections, measured against the RS256 signing rate of one core. */
+/** A token endpoint scenario: 32 connections, measured against `baseline` (default the RS256 signing rate). */
 function tokenScenario(
   name: string,
   description: string,
   server: TokenServer,
   mode: TokenMode,
   goal?: Scenario['goal'],
+  baseline = 'rs256-sign',
 ): Scenario {
   return {
     name,
     description,
     kind: 'http',
-    baseline: 'rs256-sign',
+    baseline,
     connections: 32,
     // Our token service runs as replicas on one database (`--replicas`); the references run as one server.
     ...(server === 'token-service' ? { replicable: true } : {}),
@@ -26,21 +27,26 @@ function tokenScenario(
 }
 
 /**
- * Issue 3: tokens per second per core against the raw RS256 signing rate of one core measured in the same run.
- * An exchange signs two JWTs (access and ID token), so its signing bound is half the signing rate: 60% of that
- * bound is a per-core ratio of 0.30. A refresh signs one (000 §4.4: no ID token), so its goal ratio is 0.60.
- * The oidc-provider rows run the certified implementation beside ours with the same client and scopes.
+ * Issue 22: the goals are per-core ratios against what the same run measures beside ours: the floor (the least a
+ * PostgreSQL-backed token endpoint does for the same request, bench/servers/token-floor.ts) and oidc-provider, the
+ * certified implementation, in memory with the same client and scopes. The floor is each row's baseline; its own
+ * row still shows the ratio to the raw RS256 signing rate (issue 3's bound).
  */
 export const tokenCodeExchange = tokenScenario(
   'token-code-exchange',
   'authorization_code grant on PostgreSQL (argon2id client secret, verification cached), access + ID token, audited',
   'token-service',
   'exchange',
-  {
-    minRatio: 0.3,
-    basis: 'per-core',
-    text: 'at least 60% of the signing bound per core (two RS256 signatures per exchange)',
-  },
+  [
+    { minRatio: 0.8, basis: 'per-core', text: 'at least 80% of the floor per core' },
+    {
+      minRatio: 1.5,
+      basis: 'per-core',
+      against: 'oidc-provider-code-exchange',
+      text: 'at least 1.5 times oidc-provider (in memory) per core',
+    },
+  ],
+  'token-code-exchange-floor',
 );
 
 export const tokenRefresh = tokenScenario(
@@ -48,11 +54,16 @@ export const tokenRefresh = tokenScenario(
   'refresh_token grant with rotation on PostgreSQL (argon2id client secret, verification cached), audited',
   'token-service',
   'refresh',
-  {
-    minRatio: 0.6,
-    basis: 'per-core',
-    text: 'at least 60% of the signing bound per core (one RS256 signature per refresh)',
-  },
+  [
+    { minRatio: 0.85, basis: 'per-core', text: 'at least 85% of the floor per core' },
+    {
+      minRatio: 2,
+      basis: 'per-core',
+      against: 'oidc-provider-refresh',
+      text: 'at least twice oidc-provider (in memory) per core',
+    },
+  ],
+  'token-refresh-floor',
 );
 
 export const oidcProviderCodeExchange = tokenScenario(

@@ -5,6 +5,7 @@ import {
   prepareTokenService,
   grantPurgeJob,
   sealPersonalDataJob,
+  revokeSubjectGrants,
   type TokenServiceContext,
 } from '@tessera/token-service';
 import { createBridgeServices, bridgeJobs, reconciliationJobs, type BridgeServices } from '@tessera/bridge';
@@ -48,6 +49,10 @@ export class Contexts {
         config: this.config.bridge,
         identities: this.identities(),
         verifierDisplay: (tenantId, clientId) => displays.verifierDisplay(tenantId, clientId),
+        // The token service's revocation of an erased identity's grants (issue 13 §9), in every process that serves
+        // the bridge: every role shares one database (allMigrations), so the erasure revokes in its own transaction
+        // whether or not the token service's listeners run in this process.
+        revokeSubjectGrants: revokeSubjectGrants({ clock: this.platform.clock }),
       });
       for (const job of [...bridgeJobs(this.bridgeServices), ...reconciliationJobs(this.bridgeServices)])
         this.platform.jobs.register(job);

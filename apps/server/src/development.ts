@@ -1,16 +1,25 @@
 import { dirname, join } from 'node:path';
 import { DEV_IDP_ACR, startDevIdentityProvider } from '@tessera/dev-idp';
 import { DEMO_VCT, loadOrCreateDevelopmentIssuer } from '@tessera/test-wallet';
-import { ConfigError } from '@tessera/platform';
+import { ConfigError, type Platform } from '@tessera/platform';
+import { issuerKeyAlias } from '@tessera/oid4vci-issuer';
 import { RECONCILIATION_SCOPES } from '@tessera/bridge';
 import { DEMO_TENANT } from '@tessera/platform';
 import { DEV_WALLET_CLIENT_ID } from '@tessera/token-service';
 import type { ServerConfig } from './config.js';
 
-export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret', redirectUri: 'http://127.0.0.1:8400/callback' };
+export const DEMO_RP = { clientId: 'demo-rp', secret: 'demo-rp-secret' };
+/** The demo relying party's redirect URI: on its configured port (8400 by default), so the demo runs on other ports. */
+export const demoRpRedirectUri = (config: ServerConfig) => `http://127.0.0.1:${config.server.ports.demoRp}/callback`;
 export const DEV_PORTAL_CLIENT = { clientId: 'tessera-portal', secret: 'tessera-portal-dev-secret' };
 /** The credential configuration of the development profile's issuer (packages/oid4vci-issuer README, Try it). */
 export const DEMO_CREDENTIAL_CONFIGURATION = 'tessera.demo.pid';
+/**
+ * The development profile's login credential (README "Try it", the whole loop): an SD-JWT VC of the test wallet's
+ * type with the wallet-login query's claims, so that `npm run wallet -- receive` takes it from our issuer and the
+ * bridge accepts it at the demo relying party.
+ */
+export const DEMO_LOGIN_CREDENTIAL_CONFIGURATION = 'tessera.demo.login';
 /** The development administrator (client_credentials; the demo tenant's administrator role in its tokens). */
 export const DEV_ADMIN_CLIENT = { clientId: 'tessera-admin', secret: 'tessera-admin-dev-secret' };
 const DEV_FEDERATION_CLIENT = { clientId: 'tessera-federation', secret: 'tessera-federation-dev-secret' };
@@ -50,6 +59,8 @@ export interface DevelopmentPlan {
   announcements: string[];
   startIdentityProvider: boolean;
   startDemoRelyingParty: boolean;
+  /** The wallet login also trusts the demo tenant's credential issuer key (`trustDemoCredentialIssuer`). */
+  trustDemoCredentialIssuer: boolean;
 }
 
 /** Where the test wallet keeps its issuer and holders (`npm run wallet` uses the same directory). */
@@ -61,19 +72,24 @@ export const testWalletDataDir = (config: ServerConfig) => join(dirname(config.d
  * Nothing here applies outside NODE_ENV=development.
  */
 export async function applyDevelopmentProfile(config: ServerConfig): Promise<DevelopmentPlan> {
-  const plan: DevelopmentPlan = { announcements: [], startIdentityProvider: false, startDemoRelyingParty: false };
+  const plan: DevelopmentPlan = {
+    announcements: [],
+    startIdentityProvider: false,
+    startDemoRelyingParty: false,
+    trustDemoCredentialIssuer: false,
+  };
   if (config.profile !== 'development') return plan;
   const clients = config.tokenService.clients;
   if (!clients[DEMO_RP.clientId]) {
     clients[DEMO_RP.clientId] = {
       'client-secret': `{plain}${DEMO_RP.secret}`,
       'client-name': 'Demo relying party',
-      'redirect-uris': [DEMO_RP.redirectUri],
+      'redirect-uris': [demoRpRedirectUri(config)],
       'grant-types': ['authorization_code', 'refresh_token'],
       scopes: ['openid', 'profile', 'email', config.deployment.serviceClaim, 'offline_access'],
     } as (typeof clients)[string];
     plan.announcements.push(
-      `demo client "${DEMO_RP.clientId}" (secret "${DEMO_RP.secret}", redirect ${DEMO_RP.redirectUri})`,
+      `demo client "${DEMO_RP.clientId}" (secret "${DEMO_RP.secret}", redirect ${demoRpRedirectUri(config)})`,
     );
   }
   if (!clients[DEV_PORTAL_CLIENT.clientId]) {
@@ -115,7 +131,7 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
   }
   if (config.roles.includes('portal')) {
     plan.startDemoRelyingParty = true;
-    plan.announcements.push(`demo relying party at ${DEMO_RP.redirectUri.replace('/callback', '')}`);
+    plan.announcements.push(`demo relying party at ${demoRpRedirectUri(config).replace('/callback', '')}`);
   }
   if (Object.keys(config.oid4vci.tenants).length === 0) {
     // 001 §5 tenant_public_endpoint: the demo tenant's credential issuer is the issuance role on this machine.
@@ -147,6 +163,33 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
       })),
     };
     plan.announcements.push(`demo credential configuration "${DEMO_CREDENTIAL_CONFIGURATION}" (dc+sd-jwt)`);
+    // The wallet-login query (000 §2.2) asks the service claim and eduperson_principal_name, and takes email,
+    // given_name and family_name when present: the login credential carries the same.
+    const claim = (path: string, mandatory: boolean) => ({
+      path,
+      mandatory,
+      selectivelyDisclosable: true,
+      display: [],
+    });
+    config.oid4vci.credentialConfigurations[DEMO_LOGIN_CREDENTIAL_CONFIGURATION] = {
+      format: 'dc+sd-jwt',
+      vct: DEMO_VCT,
+      scope: 'demo_login',
+      deferrable: false,
+      design: true,
+      validitySeconds: 31_536_000,
+      display: [{ name: 'Tessera demo login', locale: 'en' }],
+      claims: [
+        claim(config.deployment.serviceClaim, true),
+        claim('eduperson_principal_name', true),
+        claim('email', false),
+        claim('given_name', false),
+        claim('family_name', false),
+      ],
+    };
+    plan.announcements.push(
+      `demo credential configuration "${DEMO_LOGIN_CREDENTIAL_CONFIGURATION}" (dc+sd-jwt, vct ${DEMO_VCT}, accepted by the wallet login)`,
+    );
   }
   const login = config.bridge.walletLogin;
   if (login.trustedIssuers.length === 0) {
@@ -159,6 +202,14 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     plan.announcements.push(
       `wallet login trusts the test wallet's issuer ${issuer.issuerId.slice(0, 24)}… (npm run wallet)`,
     );
+    if (config.oid4vci.tenants[DEMO_TENANT]) {
+      // The loop of README "Try it": credentials of the demo tenant's own issuer sign in too; their status lists are
+      // published by the status-lists role, on this machine.
+      plan.trustDemoCredentialIssuer = true;
+      const statusOrigin = new URL(config.statusLists.publicBaseUrl).origin;
+      if (!config.bridge.statusListCache.allowPrivateNetworkOrigins.includes(statusOrigin))
+        config.bridge.statusListCache.allowPrivateNetworkOrigins.push(statusOrigin);
+    }
   }
   const upstream = config.tokenService.upstream;
   if (!upstream.issuer) {
@@ -183,6 +234,24 @@ export async function applyDevelopmentProfile(config: ServerConfig): Promise<Dev
     if (config.bridge.sessionTimeoutSeconds < 600) config.bridge.sessionTimeoutSeconds = 900;
   }
   return plan;
+}
+
+/**
+ * The other half of `plan.trustDemoCredentialIssuer`, once the key manager is there: the wallet login trusts the
+ * demo tenant's credential signing key (created now if the issuer has not made it yet), pinned as JWKs of the
+ * trusted-issuer list, as the issuer publishes them at /.well-known/jwt-vc-issuer. A rotation of that key takes a
+ * restart to be trusted.
+ */
+export async function trustDemoCredentialIssuer(platform: Platform, config: ServerConfig): Promise<string> {
+  const alias = issuerKeyAlias(DEMO_TENANT);
+  await platform.keys.ensure(alias, 'ES256');
+  const login = config.bridge.walletLogin;
+  for (const jwk of await platform.keys.publishedJwks(alias)) {
+    const value = JSON.stringify(jwk);
+    if (!login.trustedIssuers.some((entry) => typeof entry !== 'string' && entry.value === value))
+      login.trustedIssuers.push({ kind: 'jwk', value });
+  }
+  return `wallet login trusts the demo tenant's credential issuer key (${alias}) for ${login.type}`;
 }
 
 /** Starts the embedded institutional provider of the development profile. */

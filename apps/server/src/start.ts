@@ -24,7 +24,9 @@ import { forwardingOf, outboundOf } from './event-forwarding.js';
 import {
   applyDevelopmentProfile,
   DEMO_RP,
+  demoRpRedirectUri,
   startDevelopmentIdentityProvider,
+  trustDemoCredentialIssuer,
   trustOwnTokenService,
 } from './development.js';
 
@@ -98,6 +100,9 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   // The last window of authentication events is summarised before the platform closes.
   const closers: Array<() => Promise<void>> = [() => authenticationEvents(platform).stop()];
   try {
+    // Before the bridge builds its queries from the configuration.
+    if (development.trustDemoCredentialIssuer)
+      platform.developmentDefaults.push(await trustDemoCredentialIssuer(platform, config));
     if (development.startIdentityProvider) {
       const idp = await startDevelopmentIdentityProvider(
         config,
@@ -126,7 +131,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
         portalUrl: config.portal.publicUrl,
         clientId: DEMO_RP.clientId,
         clientSecret: DEMO_RP.secret,
-        ...(options.ephemeralPorts ? {} : { redirectUri: DEMO_RP.redirectUri }),
+        ...(options.ephemeralPorts ? {} : { redirectUri: demoRpRedirectUri(config) }),
       });
       closers.push(() => rp.close());
       platform.logger.info({ role: 'demo-rp', url: rp.url }, 'listening');

@@ -1,5 +1,5 @@
 import type { Scenario } from '../../../bench/lib/types.js';
-import { bridgeCreateSession } from './create-session.js';
+import { bridgeCreateSession, bridgeCreateSessionPglite } from './create-session.js';
 import { es256Verify } from './es256-verify.js';
 import { reconciliationLookup, reconciliationLookupFloor } from './reconciliation-lookup.js';
 import { bridgeVerifyPresentation } from './verify-presentation.js';
@@ -13,6 +13,7 @@ export const bridgeScenarios: readonly Scenario[] = [
   es256Verify,
   bridgeVerifyPresentation,
   bridgeCreateSession,
+  bridgeCreateSessionPglite,
   reconciliationLookup,
   reconciliationLookupFloor,
 ];

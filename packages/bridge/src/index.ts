@@ -49,10 +49,8 @@ export {
 export {
   reconciliationJobs,
   purgeExpiredAuxiliaryJob,
-  purgeDpopReplayJob,
   PURGE_EXPIRED_AUXILIARY_JOB,
   PURGE_EXPIRED_AUXILIARY_INTERVAL_SECONDS,
-  PURGE_DPOP_REPLAY_JOB,
 } from './reconciliation/jobs.js';
 export { RECONCILIATION_BASE_PATH } from './reconciliation/http/routes.js';
 export { computeIdentifierHash } from './reconciliation/domain/identifier-hash.js';

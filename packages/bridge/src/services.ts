@@ -6,6 +6,7 @@ import { Sealer } from './crypto/sealing.js';
 import { resolveQueries, type PresentationQuery } from './domain/queries.js';
 import { StatusChecker } from './domain/verification/status.js';
 import { CachedStatusListSource } from './outbound/status-list-source.js';
+import type { SubjectGrantRevocation } from './reconciliation/subject-grants-port.js';
 
 /** What the composition root hands the bridge besides the platform. */
 export interface BridgeDeps {
@@ -20,6 +21,11 @@ export interface BridgeDeps {
    * object's `client_metadata`, from the verifier design bound to the client id. Absent: no display is sent.
    */
   verifierDisplay?: VerifierDisplayLookup | undefined;
+  /**
+   * The token service's revocation of an erased identity's grants (reconciliation/subject-grants-port.ts). Absent:
+   * a composition without the token service, whose erasure has no grants to revoke.
+   */
+  revokeSubjectGrants?: SubjectGrantRevocation | undefined;
 }
 
 /** A verifier design's display for a client id, or null when none is bound. */
@@ -45,6 +51,8 @@ export interface BridgeServices {
   acr: string;
   /** The verifier's display for its client id (cached briefly: a session per login must not read the registry). */
   verifierDisplay: VerifierDisplayLookup;
+  /** The token service's part of an identity erasure; null without the token service. */
+  revokeSubjectGrants: SubjectGrantRevocation | null;
 }
 
 export function createBridgeServices(platform: Platform, deps: BridgeDeps): BridgeServices {
@@ -69,6 +77,7 @@ export function createBridgeServices(platform: Platform, deps: BridgeDeps): Brid
     serviceClaim,
     acr: `urn:${platform.config.deployment.acrVendor}:oid4vp:vp`,
     verifierDisplay: cachedVerifierDisplay(deps.verifierDisplay, clock),
+    revokeSubjectGrants: deps.revokeSubjectGrants ?? null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 
 export interface OidcSettings {
@@ -81,11 +82,8 @@ export class DemoOidcClient {
 
 /** The claims of a JWT access token (RFC 9068), decoded for display only: the demo shows, it does not trust. */
 export function decodeJwtPayload(token: string): Record<string, unknown> | null {
-  const part = token.split('.')[1];
-  if (!part) return null;
   try {
-    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return decodeJwt(token);
   } catch {
     return null;
   }

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { JWK } from 'jose';
 import { Openid4vciIssuer } from '@openid4vc/openid4vci';
-import { SqlDpopReplayStore } from '@tessera/pkce-dpop';
 import type { Clock, Platform } from '@tessera/platform';
 import type { Oid4vciConfig } from './config.js';
 import type { CredentialGrantsPort, DesignDisplayPort, IssuanceSessionsPort, StatusEntriesPort } from './ports.js';
@@ -31,7 +30,6 @@ export interface Oid4vciServices extends Oid4vciDeps {
   /** The @openid4vc/openid4vci issuer building blocks, crypto through callbacks. */
   library: Openid4vciIssuer;
   issuerKeys: IssuerKeys;
-  dpopReplay: SqlDpopReplayStore;
   /** `credential_configurations_supported` without display: what the library parses requests against. */
   knownConfigurations: Record<string, Record<string, unknown>>;
 }
@@ -53,9 +51,6 @@ export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oi
       clientAuthentication: () => undefined,
     } as never,
   });
-  const executor = {
-    query: (text: string, params: unknown[]) => platform.db.withPlatform((sql) => sql.query(text, params)),
-  };
   return {
     ...deps,
     platform,
@@ -68,6 +63,5 @@ export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oi
         credentialConfigurationMetadata(c, null),
       ]),
     ),
-    dpopReplay: new SqlDpopReplayStore(executor, { table: 'oid4vci_dpop_replay', now: () => platform.clock.now() }),
   };
 }

@@ -36,7 +36,12 @@ export {
 } from './dpop/verify-dpop-proof.js';
 export { DpopError, type DpopErrorCode, type DpopFailureReason } from './dpop/dpop-error.js';
 export { dpopChallenge } from './dpop/dpop-challenge.js';
-export { DpopNonceManager, type DpopNonceManagerOptions, type DpopNonceValidator } from './dpop/dpop-nonce-manager.js';
+export {
+  DpopNonceManager,
+  type DpopNonceMac,
+  type DpopNonceManagerOptions,
+  type DpopNonceValidator,
+} from './dpop/dpop-nonce-manager.js';
 export { createDpopContext } from './dpop/create-dpop-context.js';
 export { generateDpopKeyPair } from './dpop/generate-dpop-key-pair.js';
 export { dpopSignerFromKeyManager, type DpopKeyManager } from './dpop/dpop-signer-from-key-manager.js';

@@ -52,6 +52,54 @@ describe('RedisDpopReplayStore (real Redis)', () => {
     }
   });
 
+  /** The client, counting the plain SETs and the pipelines the store sends through it. */
+  const counted = () => {
+    const counts = { sets: 0, pipelines: 0 };
+    const client = {
+      set: (...args: Parameters<Redis['set']>) => {
+        counts.sets++;
+        return (redis.set as (...a: unknown[]) => Promise<'OK' | null>)(...args);
+      },
+      pipeline: () => {
+        counts.pipelines++;
+        return redis.pipeline();
+      },
+    };
+    return { client, counts };
+  };
+
+  it('sends the calls of one event-loop turn as one pipeline: of the same jti replayed in it, one is accepted', async () => {
+    const { client, counts } = counted();
+    const store = new RedisDpopReplayStore(client as never, { keyPrefix, now: () => START });
+    const keys = Array.from({ length: 32 }, (_, i) => (i % 4 === 0 ? 'batch-replayed' : `batch-${i}`));
+    const answers = await Promise.all(keys.map((k) => store.rememberOnce(k, later(66))));
+    expect(counts).toEqual({ sets: 0, pipelines: 1 });
+    expect(answers.filter((a, i) => a && keys[i] === 'batch-replayed')).toHaveLength(1);
+    // Every other jti is new and accepted, in its own place in the answers.
+    expect(answers.filter((a, i) => a && keys[i] !== 'batch-replayed')).toHaveLength(24);
+    expect(answers[0]).toBe(true);
+    // A later turn: the batch's keys are remembered, and a lone call is a plain SET.
+    expect(await store.rememberOnce('batch-1', later(66))).toBe(false);
+    expect(counts).toEqual({ sets: 1, pipelines: 1 });
+    const ttl = await redis.pttl(`${keyPrefix}batch-5`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(66_000);
+  });
+
+  it('fails every call of a batch whose pipeline fails, and keeps working for the next', async () => {
+    const broken = new Redis(REDIS_URL, { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true });
+    const store = new RedisDpopReplayStore(broken, { keyPrefix, now: () => START });
+    const answers = await Promise.allSettled([1, 2, 3].map((i) => store.rememberOnce(`broken-${i}`, later(66))));
+    expect(answers.map((a) => a.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    // The failed batch made the lazy client connect; once it is ready, the store's next batch goes through.
+    if (broken.status !== 'ready') await new Promise((resolve) => broken.once('ready', resolve));
+    try {
+      expect(await Promise.all([1, 2].map((i) => store.rememberOnce(`broken-${i}`, later(66))))).toEqual([true, true]);
+    } finally {
+      await broken.quit();
+    }
+  });
+
   it('rejects a replayed proof across two verifier instances sharing Redis', async () => {
     const key = await testKey();
     const now = new Date();

@@ -87,6 +87,28 @@ describe('SqlDpopReplayStore (real PostgreSQL)', () => {
     expect(answers.filter(Boolean)).toHaveLength(1);
   });
 
+  it('keeps one key per scope when the table is partitioned by a column left to its default', async () => {
+    await pool.query(
+      `CREATE TABLE scoped_replay (
+         scope text NOT NULL DEFAULT current_setting('test.scope'),
+         jti_key text NOT NULL,
+         expires_at timestamptz NOT NULL,
+         PRIMARY KEY (scope, jti_key))`,
+    );
+    const client = await pool.connect();
+    try {
+      const store = new SqlDpopReplayStore(client, { table: 'scoped_replay', scopeColumn: 'scope', now: () => START });
+      await client.query(`SELECT set_config('test.scope', 'a', false)`);
+      expect(await store.rememberOnce('shared', later(66))).toBe(true);
+      expect(await store.rememberOnce('shared', later(66))).toBe(false);
+      await client.query(`SELECT set_config('test.scope', 'b', false)`);
+      expect(await store.rememberOnce('shared', later(66))).toBe(true);
+    } finally {
+      client.release();
+    }
+    expect(() => new SqlDpopReplayStore(pool, { scopeColumn: 'a; DROP' })).toThrow(TypeError);
+  });
+
   it('works with a schema-qualified table and refuses identifiers that are not plain names', async () => {
     await pool.query('CREATE SCHEMA IF NOT EXISTS dpop');
     await pool.query(createDpopReplayTableSql('dpop.jti_seen'));

@@ -332,7 +332,7 @@ describe('verifyDpopProof: RFC 9449 §4.3 checks', () => {
   it('(10) checks nonces through a DpopNonceManager: current and previous slot accepted, older refused', async () => {
     let now = NOW;
     const nonces = new DpopNonceManager({ secret: randomBytes(32), slotSeconds: 60, now: () => now });
-    const issued = nonces.issueNonce();
+    const issued = await nonces.issueNonce();
     const key = await testKey();
     const check = async (at: Date) =>
       verifyDpopProof(

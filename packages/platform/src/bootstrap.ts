@@ -13,7 +13,8 @@ import { resolveMasterKey } from './keys/master-key.js';
 import { AuditStore } from './audit/audit-store.js';
 import { AuditRedaction } from './audit/redaction.js';
 import { recoverStagedAuditEventsJob } from './audit/recover-staged-job.js';
-import { createRateLimiter } from './ratelimit/index.js';
+import { createRateLimiter, RedisRateLimiter } from './ratelimit/index.js';
+import { DpopReplayStores, purgeDpopReplayJob } from './dpop/dpop-replay-stores.js';
 import { DatabaseJobScheduler } from './jobs/database-scheduler.js';
 import { CommandBus } from './commands/command-bus.js';
 import type { Platform } from './platform.js';
@@ -135,6 +136,14 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
   });
   const commands = new CommandBus({ policy, audit, db, metrics, redactCommands: config.audit.redactCommands });
   jobs.register(recoverStagedAuditEventsJob(audit));
+  // Redis when configured (the rate limiter's connection is reused), else the database's `dpop_replay` table.
+  const dpopReplay = new DpopReplayStores({
+    db,
+    clock,
+    redis: rateLimiter instanceof RedisRateLimiter ? rateLimiter.redis : null,
+    redisKeyPrefix: config.redis.keyPrefix,
+  });
+  jobs.register(purgeDpopReplayJob(dpopReplay, logger));
 
   return {
     config,
@@ -150,6 +159,7 @@ export async function createPlatform(config: PlatformConfig, options: CreatePlat
     rateLimiter,
     jobs,
     commands,
+    dpopReplay,
     developmentDefaults: devDefaults.map((d) => d.name),
     async close() {
       await jobs.stop();

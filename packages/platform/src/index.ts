@@ -18,3 +18,4 @@ export * from './net/index.js';
 export * from './outbound/index.js';
 export * from './event-forwarding/index.js';
 export * from './tenant-export/index.js';
+export * from './dpop/index.js';

@@ -11,6 +11,7 @@ import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { JobScheduler } from './jobs/scheduler.js';
 import type { CommandBus } from './commands/command-bus.js';
 import type { AuditStore } from './audit/audit-store.js';
+import type { DpopReplayStores } from './dpop/dpop-replay-stores.js';
 
 /**
  * The platform services one process shares among its roles. Built once by `createPlatform` (bootstrap.ts) in the
@@ -30,6 +31,8 @@ export interface Platform {
   rateLimiter: RateLimiter;
   jobs: JobScheduler;
   commands: CommandBus;
+  /** The replay state of DPoP proofs (RFC 9449 §11.1) for every endpoint that checks them. */
+  dpopReplay: DpopReplayStores;
   /** Development defaults in effect, announced at start (and refused in production). */
   developmentDefaults: string[];
   close(): Promise<void>;

@@ -17,7 +17,9 @@ export type { BindingKey, CreateTestWalletOptions, TestWallet } from './wallet/c
 export type { RespondOptions } from './wallet/respond-options.js';
 export type { RespondResult } from './wallet/respond-to-request.js';
 export type { CapturedResponse } from './wallet/captured-response.js';
-export type { HeldCredential } from './wallet/decode-held-credential.js';
+export type { HeldCredential, StatusReference } from './wallet/decode-held-credential.js';
+export type { ReceivedFrom } from './wallet/store-credentials.js';
+export type { ReceiveOptions, ReceiveResult } from './oid4vci/receive-credential-offer.js';
 export { WalletError } from './wallet/wallet-error.js';
 export type { WalletErrorCode } from './wallet/wallet-error.js';
 export { computeSdHash } from './wallet/sign-key-binding-jwt.js';

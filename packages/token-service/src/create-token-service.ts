@@ -114,7 +114,7 @@ export async function registerTokenServiceRoutes(
   await app.register(formbody);
   registerDiscoveryRoutes(app, ctx);
   registerAuthorizeRoutes(app, ctx);
-  registerTokenRoutes(app, ctx);
+  await registerTokenRoutes(app, ctx);
   if (options.internal) registerInternalRoutes(app, ctx);
 }
 
@@ -124,12 +124,12 @@ export async function registerTokenServiceRoutes(
  */
 export async function prepareTokenService(ctx: TokenServiceContext): Promise<void> {
   for (const tenant of ctx.platform.tenants.list()) await ctx.signer.ensureKey(tenant.id);
-  if (ctx.dpop.enabled) await ctx.dpop.replay.ready();
+  if (ctx.dpop.enabled) await ctx.platform.dpopReplay.ready();
 }
 
 /**
- * Removes expired codes, login transactions, refresh tokens, revocation records and grants, every 15 minutes, and
- * the DPoP replay rows whose proofs can no longer be accepted (RFC 9449 §11.1).
+ * Removes expired codes, login transactions, refresh tokens, revocation records and grants, every 15 minutes (the
+ * DPoP replay rows are the platform's job).
  */
 export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
   return {
@@ -141,7 +141,6 @@ export function grantPurgeJob(ctx: TokenServiceContext): JobDefinition {
         await ctx.platform.db.withTenant(tenant.id, (sql) => grantStore.purgeExpired(sql, ctx.clock.now()));
         await ctx.platform.db.withTenant(tenant.id, (sql) => purgeCredentialGrants(sql, ctx.clock.now()));
       }
-      await ctx.dpop.purgeExpired();
     },
   };
 }

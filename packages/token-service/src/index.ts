@@ -15,3 +15,12 @@ export {
 } from './oid4vci/credential-grants.js';
 export { tokenServiceClientsExporter } from './export/clients-exporter.js';
 export { DEV_WALLET_CLIENT_ID } from './clients/client-registry.js';
+// For the bridge's identity erasure (through the port it declares; the composition root wires it): every grant of a
+// subject revoked in the caller's unit of work (issue 13 §9).
+export {
+  revokeSubjectGrants,
+  REVOKE_SUBJECT_GRANTS,
+  type RevokeSubjectGrants,
+  type SubjectGrantsUnit,
+  type SubjectGrantsRevoked,
+} from './commands/revoke-subject-grants.js';

@@ -22,4 +22,8 @@ export const tokenServiceMigrations: Migration[] = [
     'token-service/0006_credential_authorizations',
     new URL('./storage/migrations/0006_credential_authorizations.sql', import.meta.url),
   ),
+  sqlMigration(
+    'token-service/0007_drop_dpop_replay',
+    new URL('./storage/migrations/0007_drop_dpop_replay.sql', import.meta.url),
+  ),
 ];

@@ -1,5 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { compactDecrypt, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { compactDecrypt, importJWK, type JWK } from 'jose';
+
+const generateEcKeyPair = promisify(generateKeyPair);
 
 /**
  * The response encryption of direct_post.jwt (OID4VP §8.3; HAIP §5): a fresh ECDH-ES P-256 key per request, its
@@ -14,11 +17,16 @@ export interface ResponseKeyPair {
   privateJwk: JWK;
 }
 
+/**
+ * A fresh P-256 key pair for one session. node:crypto generates it on the libuv pool and exports the JWK members
+ * directly: a third of the CPU of the same key through WebCrypto (jose), and none of it on the event loop.
+ */
 export async function generateResponseKey(): Promise<ResponseKeyPair> {
-  const { publicKey, privateKey } = await generateKeyPair(RESPONSE_ALG, { crv: 'P-256', extractable: true });
+  const { privateKey } = await generateEcKeyPair('ec', { namedCurve: 'P-256' });
+  const { crv, x, y, d } = privateKey.export({ format: 'jwk' });
   const kid = randomBytes(12).toString('base64url');
-  const publicJwk = { ...(await exportJWK(publicKey)), kid, use: 'enc', alg: RESPONSE_ALG };
-  const privateJwk = { ...(await exportJWK(privateKey)), kid, use: 'enc', alg: RESPONSE_ALG };
+  const publicJwk: JWK = { kty: 'EC', crv, x, y, kid, use: 'enc', alg: RESPONSE_ALG };
+  const privateJwk: JWK = { ...publicJwk, d };
   return { publicJwk, privateJwk };
 }
 

@@ -10,4 +10,8 @@ export const bridgeMigrations: Migration[] = [
   sqlMigration('bridge/0003_reconciliation', new URL('./migrations/0003_reconciliation.sql', import.meta.url)),
   sqlMigration('bridge/0004_rejected_responses', new URL('./migrations/0004_rejected_responses.sql', import.meta.url)),
   sqlMigration('bridge/0005_match_confirmation', new URL('./migrations/0005_match_confirmation.sql', import.meta.url)),
+  sqlMigration(
+    'bridge/0006_drop_reconciliation_dpop_replay',
+    new URL('./migrations/0006_drop_reconciliation_dpop_replay.sql', import.meta.url),
+  ),
 ];

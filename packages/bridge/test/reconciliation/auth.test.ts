@@ -185,11 +185,11 @@ describe.each(DATABASE_KINDS)('reconciliation API authentication (%s)', (kind) =
 
     const path = () => `/${identityId}/claims`;
 
-    it('accepts a DPoP-bound token with a valid proof (200), remembering its jti in the replay table', async () => {
+    it("accepts a DPoP-bound token with a valid proof (200), remembering its jti in the platform's one replay table", async () => {
       const res = await claimsOf(bound, 'DPoP', { dpop: await bed.proof(key, 'GET', path(), bound) });
       expect(res.status).toBe(200);
       const rows = await bed.platform.db.withPlatform((sql) =>
-        sql.query<{ n: string }>('SELECT count(*)::text AS n FROM reconciliation_dpop_replay'),
+        sql.query<{ n: string }>('SELECT count(*)::text AS n FROM dpop_replay'),
       );
       expect(Number(rows.rows[0]!.n)).toBeGreaterThan(0);
     });

@@ -249,6 +249,20 @@ describe.each(DATABASE_KINDS)('reconciliation API erasure (%s)', (kind) => {
       tokenGrants: 1,
       refreshTokens: 1,
     });
+
+    // 9. The grants were revoked by the token service itself (its port, issue 13 §9), audited in its name with the
+    // erasure's correlation id: one revocation per erasure, the second finding nothing left.
+    const revocations = (
+      await bed.platform.audit.query({ tenantId: 'demo', commandId: 'token-service.grants.revoke-subject' })
+    ).events.filter((e) => e.businessIds.subject === identityId);
+    expect(revocations.map((e) => e.correlationId).sort()).toEqual(erasures.map((e) => e.correlationId).sort());
+    expect(revocations.map((e) => e.details.grants).sort()).toEqual([0, 1]);
+    for (const event of revocations)
+      expect(event).toMatchObject({
+        principalId: 'recon-full',
+        result: 'success',
+        details: { reason: 'gdpr_erasure' },
+      });
   });
 
   it('erases an identity that never existed with 204, audited all the same', async () => {

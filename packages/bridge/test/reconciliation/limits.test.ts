@@ -69,8 +69,8 @@ describe.each(DATABASE_KINDS)('reconciliation API with Redis: the DPoP replay in
     const replay = await call();
     expect(replay.status).toBe(401);
     expect(replay.headers['www-authenticate']).toMatch(/^DPoP error="invalid_dpop_proof"/);
-    expect(await redis.keys(`${prefix}reconciliation:dpop:*`)).toHaveLength(1);
-    const rows = await bed.platform.db.withPlatform((sql) => sql.query('SELECT 1 FROM reconciliation_dpop_replay'));
+    expect(await redis.keys(`${prefix}dpop:jti:*`)).toHaveLength(1);
+    const rows = await bed.platform.db.withPlatform((sql) => sql.query('SELECT 1 FROM dpop_replay'));
     expect(rows.rowCount).toBe(0);
   });
 });

@@ -21,6 +21,7 @@ import {
   bridgeMigrations,
   registerBridgeRoutes,
   type BridgeConfig,
+  type BridgeDeps,
   type BridgeHandle,
 } from '../../src/index.js';
 
@@ -53,6 +54,8 @@ export async function buildBridgeApp(
     clock?: Clock;
     listen?: boolean;
     identities?: PostgresIdentityStore;
+    /** The token service's part of an erasure (absent: a bridge without the token service). */
+    revokeSubjectGrants?: BridgeDeps['revokeSubjectGrants'];
   } = {},
 ): Promise<BridgeApp> {
   const config = loadConfig(BridgeConfigSchema, { env: {}, overrides: options.bridge ?? {} });
@@ -61,7 +64,12 @@ export async function buildBridgeApp(
     options.identities ??
     new PostgresIdentityStore({ keys: platform.keys, clock, serviceClaim: platform.config.deployment.serviceClaim });
   const app = await createRoleApp(platform, { role: 'bridge', title: 'Tessera bridge', family: 'oauth' });
-  const handle = await registerBridgeRoutes(app, platform, { config, identities, clock });
+  const handle = await registerBridgeRoutes(app, platform, {
+    config,
+    identities,
+    clock,
+    revokeSubjectGrants: options.revokeSubjectGrants,
+  });
   let url: string | null = null;
   if (options.listen) {
     await app.listen({ host: 'localhost', port: 0 });

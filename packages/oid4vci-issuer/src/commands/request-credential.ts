@@ -38,7 +38,8 @@ export async function authorizeWallet(
     audience: request.endpoint.credentialIssuer,
     jwks: await s.authorizationServer.jwks(tenantId),
     dpopRequired: s.config.dpopRequired,
-    replayStore: s.dpopReplay,
+    // The platform's one replay state (RFC 9449 §11.1), within the tenant.
+    replayStore: s.platform.dpopReplay.forTenant(tenantId),
     now: s.clock.now(),
   });
 }

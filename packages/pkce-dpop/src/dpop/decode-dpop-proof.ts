@@ -1,22 +1,20 @@
-import { decodeBase64url } from '../crypto/base64url.js';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { invalidProof } from './dpop-error.js';
 
-function decodeJsonObject(part: string, what: string): Record<string, unknown> {
-  const bytes = decodeBase64url(part);
-  let value: unknown;
-  try {
-    value = bytes === null ? undefined : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    value = undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidProof('malformed_proof', `DPoP proof ${what} is not a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-/** Header and claims of a compact proof, before any check (RFC 7515 §5.2 steps 1–3). */
+/**
+ * Header and claims of a compact proof, before any check (RFC 7515 §5.2 steps 1–3), decoded by jose (strict
+ * base64url and UTF-8, each a JSON object). readDpopHeader has already checked the three-part shape.
+ */
 export function decodeDpopProof(proof: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {
-  const [header, payload] = proof.split('.');
-  return { header: decodeJsonObject(header ?? '', 'header'), payload: decodeJsonObject(payload ?? '', 'payload') };
+  let header: Record<string, unknown>;
+  try {
+    header = decodeProtectedHeader(proof) as Record<string, unknown>;
+  } catch {
+    throw invalidProof('malformed_proof', 'DPoP proof header is not a JSON object');
+  }
+  try {
+    return { header, payload: decodeJwt(proof) as Record<string, unknown> };
+  } catch {
+    throw invalidProof('malformed_proof', 'DPoP proof payload is not a JSON object');
+  }
 }

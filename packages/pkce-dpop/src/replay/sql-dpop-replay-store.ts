@@ -18,6 +18,11 @@ function quoteTable(table: string): string {
     .join('.');
 }
 
+function quoteColumn(column: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(column)) throw new TypeError('scopeColumn must be a lower-case SQL identifier');
+  return `"${column}"`;
+}
+
 /**
  * The replay table: one row per remembered key. Not tenant-scoped: the key already includes the client's key
  * thumbprint (see dpopReplayKey), so tenants cannot collide.
@@ -45,20 +50,31 @@ export const DPOP_REPLAY_TABLE_SQL = createDpopReplayTableSql(DEFAULT_DPOP_REPLA
  */
 export class SqlDpopReplayStore implements DpopReplayStore {
   private readonly table: string;
+  private readonly conflictTarget: string;
   private readonly now: () => Date;
 
   constructor(
     private readonly sql: SqlExecutor,
-    options: { table?: string; now?: () => Date } = {},
+    options: {
+      table?: string;
+      /**
+       * A column that leads the primary key before `jti_key` and that the insert leaves to its default: a table
+       * partitioned by a session setting (a tenant column with row-level security) keeps one key per partition.
+       */
+      scopeColumn?: string;
+      now?: () => Date;
+    } = {},
   ) {
     this.table = quoteTable(options.table ?? DEFAULT_DPOP_REPLAY_TABLE);
+    this.conflictTarget =
+      options.scopeColumn === undefined ? 'jti_key' : `${quoteColumn(options.scopeColumn)}, jti_key`;
     this.now = options.now ?? (() => new Date());
   }
 
   async rememberOnce(key: string, expiresAt: Date): Promise<boolean> {
     const result = await this.sql.query(
       `INSERT INTO ${this.table} AS t (jti_key, expires_at) VALUES ($1, $2)
-       ON CONFLICT (jti_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE t.expires_at <= $3`,
+       ON CONFLICT (${this.conflictTarget}) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE t.expires_at <= $3`,
       [key, expiresAt, this.now()],
     );
     return result.rowCount === 1;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRoleApp, type RoleApp } from '../http/create-app.js';
 import {
   DATABASE_KINDS,
@@ -58,6 +58,7 @@ describe.each(DATABASE_KINDS)('GET /api/v1/audit/events (%s)', (kind) => {
     }
   });
 
+  afterEach(() => vi.restoreAllMocks());
   afterAll(async () => {
     await app?.close();
     await t?.close();
@@ -184,6 +185,43 @@ describe.each(DATABASE_KINDS)('GET /api/v1/audit/events (%s)', (kind) => {
       category_uid: 6,
       metadata: { product: { name: 'Tessera', version: '9.8.7' }, tenant_uid: 'beta' },
     });
+  });
+
+  /** Executions of the read counted by the command bus, by result. */
+  async function executions(result: string): Promise<number> {
+    const metric = await t.platform.metrics.commandExecutions.get();
+    return (
+      metric.values.find((v) => v.labels.command_id === READ_AUDIT_EVENTS && v.labels.result === result)?.value ?? 0
+    );
+  }
+
+  it('reads through the command bus: the policy decides platform.audit.read-events and the bus counts the read', async () => {
+    const before = await executions('success');
+    expect((await get('?tenant=alpha&limit=1', platformAdmin)).statusCode).toBe(200);
+    expect((await get('?limit=1', platformAdmin)).statusCode).toBe(200);
+    expect(await executions('success')).toBe(before + 2);
+
+    // A policy that suspends the read: the bus refuses it, records the denial in the named tenant's chain, and a read
+    // across every tenant, which belongs to no chain, is refused without an event (and without a 5xx).
+    const decide = t.platform.policy.decide.bind(t.platform.policy);
+    const asked: string[] = [];
+    vi.spyOn(t.platform.policy, 'decide').mockImplementation((request) => {
+      if (request.action !== READ_AUDIT_EVENTS) return decide(request);
+      asked.push(request.tenantId);
+      return { allow: false, reason: 'audit_read_suspended' };
+    });
+    const denied = await executions('denied');
+    const suspended = await get('?tenant=beta', platformAdmin);
+    expect(suspended.statusCode).toBe(403);
+    expect(suspended.json()).toMatchObject({ error: 'access_denied' });
+    expect((await get('', platformAdmin)).statusCode).toBe(403);
+    expect(asked).toEqual(['beta', '_platform']);
+    expect(await executions('denied')).toBe(denied + 2);
+    vi.restoreAllMocks();
+    const denials = (await readsOf('beta')).filter((e) => e.details.reason === 'audit_read_suspended');
+    expect(denials).toHaveLength(1);
+    expect(denials[0]).toMatchObject({ type: 'authorization.denied', principalId: 'root', result: 'denied' });
+    expect(await t.platform.audit.verify('beta')).toMatchObject({ ok: true });
   });
 
   it('refuses invalid parameters and unknown tenants', async () => {

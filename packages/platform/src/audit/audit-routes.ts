@@ -1,15 +1,12 @@
 import Type, { type Static } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import { AppError, isAppError } from '../errors/index.js';
+import { AppError } from '../errors/index.js';
 import type { RoleApp } from '../http/create-app.js';
 import type { Platform } from '../platform.js';
-import type { AuditEvent, AuditResult } from './audit-log.js';
+import { PLATFORM_SCOPE, READ_AUDIT_EVENTS, readAuditEvents } from './commands/read-audit-events.js';
 import { toCef, toOcsf } from './exports.js';
 
-/** Policy action and audit command id of the read (001 §5: action names equal command ids). */
-export const READ_AUDIT_EVENTS = 'platform.audit.read-events';
-/** The scope a policy decision names when the read spans every tenant; not a tenant id (ids have no underscore). */
-export const PLATFORM_SCOPE = '_platform';
+export { PLATFORM_SCOPE, READ_AUDIT_EVENTS } from './commands/read-audit-events.js';
 
 /** Query parameters of GET /api/v1/audit/events (001 §4.5 leaves names and body open: "not shown"). */
 export const AuditEventsQuery = Type.Object(
@@ -47,14 +44,12 @@ export type AuditEventsQuery = Static<typeof AuditEventsQuery>;
 /**
  * GET /api/v1/audit/events (001 §4.5, events per §6): platform administrators read audit events filtered by tenant, principal,
  * command, type, time range and result, a keyset page at a time, as JSON, CEF (text/plain, one event a line, the
- * next cursor in `X-Next-Cursor`) or OCSF.
- *
- * Where the read is audited: audit chains are per tenant, so a read filtered by tenant (and every decision about
- * one) is appended to that tenant's chain. A read across all tenants belongs to no tenant's chain and is not
- * appended; the request log line still records who made it. A denial names a tenant only when the registry knows
- * it, so that unauthenticated callers can neither write into arbitrary chains nor make the registry reload.
+ * next cursor in `X-Next-Cursor`) or OCSF. The read is the command `platform.audit.read-events` on the bus
+ * (commands/read-audit-events.ts: policy, where it is audited); the route first requires the platform administrator
+ * role, whatever the policy says, as the tenant export does.
  */
 export function registerAuditRoutes(app: RoleApp, platform: Platform): void {
+  const read = readAuditEvents(platform);
   app.get(
     '/api/v1/audit/events',
     {
@@ -68,42 +63,23 @@ export function registerAuditRoutes(app: RoleApp, platform: Platform): void {
     async (request, reply) => {
       const query = request.query;
       const format = query.format ?? 'json';
-      const principal = request.state.principal;
-      const record = (tenantId: string | null, type: string, result: AuditResult, details: Record<string, unknown>) =>
-        tenantId === null
-          ? Promise.resolve()
-          : platform.audit.append(auditEvent(request, tenantId, type, result, details));
-      const knownTenant = query.tenant !== undefined && platform.tenants.get(query.tenant) ? query.tenant : null;
-
-      if (!principal) {
-        await record(knownTenant, 'authorization.denied', 'denied', { reason: 'unauthenticated' });
-        throw new AppError('unauthenticated', 'Authentication is required.', {
-          headers: { 'www-authenticate': 'Bearer' },
-        });
-      }
-      if (!principal.roles.includes(platform.config.auth.platformAdminRole)) {
-        await record(knownTenant, 'authorization.denied', 'denied', { reason: 'not_platform_admin' });
-        throw new AppError('policy_denied', 'Reading audit events needs the platform administrator role.');
-      }
-      const decision = await platform.policy.decide({
-        action: READ_AUDIT_EVENTS,
-        access: 'admin',
-        tenantId: query.tenant ?? PLATFORM_SCOPE,
-        principal,
-      });
-      if (!decision.allow) {
-        await record(knownTenant, 'authorization.denied', 'denied', { reason: decision.reason });
-        throw new AppError('policy_denied', 'The policy does not allow this action.');
-      }
-      const auditTenant = query.tenant === undefined ? null : await existingTenant(platform, query.tenant);
-
+      await assertPlatformAdmin(request, platform, query.tenant);
       const filters = (['tenant', 'principal', 'command', 'type', 'result', 'from', 'to', 'cursor'] as const).filter(
         (k) => query[k] !== undefined,
       );
-      let page: { events: AuditEvent[]; nextCursor: string | null };
-      try {
-        page = await platform.audit.query({
-          tenantId: query.tenant,
+      const { state } = request;
+      const page = await platform.commands.execute(
+        read,
+        {
+          tenantId: query.tenant ?? PLATFORM_SCOPE,
+          principal: state.principal,
+          correlationId: state.correlationId,
+          trace: state.trace,
+          get log() {
+            return state.log;
+          },
+        },
+        {
           principalId: query.principal,
           commandId: query.command,
           type: query.type,
@@ -112,23 +88,10 @@ export function registerAuditRoutes(app: RoleApp, platform: Platform): void {
           to: query.to === undefined ? undefined : new Date(query.to),
           limit: query.limit ?? 50,
           cursor: query.cursor,
-        });
-      } catch (error) {
-        await record(auditTenant, 'command.executed', 'failure', {
-          policy: decision.reason,
           format,
-          filters,
-          error: isAppError(error) ? error.code : 'server_error',
-        });
-        throw error;
-      }
-      // Durable before the answer, like every command's audit event.
-      await record(auditTenant, 'command.executed', 'success', {
-        policy: decision.reason,
-        format,
-        filters,
-        returned: page.events.length,
-      });
+          filters: [...filters],
+        },
+      );
 
       reply.header('cache-control', 'no-store');
       const options = { productVersion: platform.config.build.version };
@@ -150,30 +113,33 @@ export function registerAuditRoutes(app: RoleApp, platform: Platform): void {
   );
 }
 
-/** A tenant filter must name a tenant (so that the read can be audited in its chain); the cache may lag creation elsewhere. */
-async function existingTenant(platform: Platform, tenantId: string): Promise<string> {
-  if (!platform.tenants.get(tenantId)) await platform.tenants.load();
-  if (!platform.tenants.get(tenantId))
-    throw new AppError('not_found', 'The tenant does not exist.', { field: 'tenant' });
-  return tenantId;
-}
-
-function auditEvent(
+/**
+ * Authentication and the platform administrator role, before the policy. A refusal is recorded in the chain of the
+ * tenant the read names, only when the registry knows it (an unauthenticated caller can neither write into arbitrary
+ * chains nor make the registry reload).
+ */
+async function assertPlatformAdmin(
   request: FastifyRequest,
-  tenantId: string,
-  type: string,
-  result: AuditResult,
-  details: Record<string, unknown>,
-) {
-  const { principal, correlationId, trace } = request.state;
-  return {
-    tenantId,
-    type,
-    commandId: READ_AUDIT_EVENTS,
-    principalId: principal?.id ?? null,
-    result,
-    correlationId,
-    traceId: trace.traceId,
-    details,
-  };
+  platform: Platform,
+  tenantId: string | undefined,
+): Promise<void> {
+  const principal = request.state.principal;
+  if (principal?.roles.includes(platform.config.auth.platformAdminRole)) return;
+  const reason = principal ? 'not_platform_admin' : 'unauthenticated';
+  if (tenantId !== undefined && platform.tenants.get(tenantId))
+    await platform.audit.append({
+      tenantId,
+      type: 'authorization.denied',
+      commandId: READ_AUDIT_EVENTS,
+      principalId: principal?.id ?? null,
+      result: 'denied',
+      correlationId: request.state.correlationId,
+      traceId: request.state.trace.traceId,
+      details: { reason },
+    });
+  if (!principal)
+    throw new AppError('unauthenticated', 'Authentication is required.', {
+      headers: { 'www-authenticate': 'Bearer' },
+    });
+  throw new AppError('policy_denied', 'Reading audit events needs the platform administrator role.');
 }

@@ -39,11 +39,13 @@ export class CommandBus {
     let log: Logger | undefined;
     const redact = this.deps.redactCommands?.includes(command.id) ?? false;
     const autoAudit = command.audit !== 'self';
+    // The chain of the bus's events (Command.auditTenant); null: none.
+    const auditTenantId = command.auditTenant ? command.auditTenant(ctx) : ctx.tenantId;
     /** The execution's event id once a unit of work stages it; `staged` once that unit committed. */
     let eventId: string | undefined;
     let staged = false;
     const event = (result: 'success' | 'failure', output: O | undefined, failure: unknown): AuditEventInput => ({
-      tenantId: ctx.tenantId,
+      tenantId: auditTenantId ?? ctx.tenantId,
       type: 'command.executed',
       commandId: command.id,
       principalId: ctx.principal?.id ?? null,
@@ -75,8 +77,13 @@ export class CommandBus {
         log ??= ctx.log.child({ command_id: command.id });
         return log;
       },
+      get policyReason() {
+        return decision.reason;
+      },
       unitOfWork: async (fn, options) => {
         if (!db) throw new Error(`command ${command.id} writes, but its command bus has no database`);
+        if (auditTenantId !== ctx.tenantId)
+          throw new Error(`command ${command.id} writes, but its audit events go to another chain`);
         const value = await db.withTenant(ctx.tenantId, async (sql) => {
           const result = await fn(sql);
           const staging = pending(options?.answers);
@@ -101,16 +108,17 @@ export class CommandBus {
     });
     if (!decision.allow) {
       this.deps.metrics.commandExecutions.inc({ command_id: command.id, result: 'denied' });
-      await this.deps.audit.append({
-        tenantId: ctx.tenantId,
-        type: 'authorization.denied',
-        commandId: command.id,
-        principalId: ctx.principal?.id ?? null,
-        result: 'denied',
-        correlationId: ctx.correlationId,
-        traceId: ctx.trace?.traceId,
-        details: { reason: decision.reason },
-      });
+      if (auditTenantId !== null)
+        await this.deps.audit.append({
+          tenantId: auditTenantId,
+          type: 'authorization.denied',
+          commandId: command.id,
+          principalId: ctx.principal?.id ?? null,
+          result: 'denied',
+          correlationId: ctx.correlationId,
+          traceId: ctx.trace?.traceId,
+          details: { reason: decision.reason },
+        });
       runCtx.log.info({ reason: decision.reason }, 'authorization denied');
       if (decision.reason === 'unauthenticated') {
         throw new AppError('unauthenticated', 'Authentication is required.', {
@@ -144,7 +152,7 @@ export class CommandBus {
       } catch (error) {
         runCtx.log.warn({ err: error, event_id: eventId }, 'audit event left staged for recovery');
       }
-    } else if (autoAudit) {
+    } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
       eventId = undefined;

@@ -31,6 +31,8 @@ export interface UnitOfWorkOptions {
  * nothing, and a committed change always has its event).
  */
 export interface ExecutionContext extends CommandContext {
+  /** The reason of the policy decision that allowed the execution (for the events a command writes itself). */
+  readonly policyReason: string;
   /**
    * Runs `fn` in one transaction of the tenant and stages the execution's audit event in it (audit-pending.ts), so
    * that they commit together. Once it has committed the command must not fail: the change is made, and the bus
@@ -62,6 +64,13 @@ export interface Command<I, O> {
    * (the bus still records denials).
    */
   audit?: 'auto' | 'self';
+  /**
+   * The tenant whose chain records the bus's events of an execution (its denial, and its event under `auto`), when
+   * that is not `ctx.tenantId`; null: no chain (a read across every tenant, or one naming a tenant the registry does
+   * not know, belongs to no tenant's chain; the request's log line still records it). Only for commands that do not
+   * write: a unit of work stages its event in its own tenant.
+   */
+  auditTenant?: (ctx: CommandContext) => string | null;
   run(ctx: ExecutionContext, input: I): Promise<O>;
 }
 

@@ -18,6 +18,7 @@ export const platformMigrations: Migration[] = [
   ),
   sqlMigration('platform/0004_outbound', new URL('./migrations/0004_outbound.sql', import.meta.url)),
   sqlMigration('platform/0005_audit_pending', new URL('./migrations/0005_audit_pending.sql', import.meta.url)),
+  sqlMigration('platform/0006_dpop_replay', new URL('./migrations/0006_dpop_replay.sql', import.meta.url)),
   sqlMigration(
     'platform/event-forwarding/0001',
     new URL('../event-forwarding/migrations/0001_event_forwarding.sql', import.meta.url),

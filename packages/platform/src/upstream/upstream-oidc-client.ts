@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import { AppError } from '../errors/index.js';
+import { classifyUpstreamError, type UpstreamFailure } from './classify-upstream-error.js';
 
 /**
  * An institutional OpenID provider seen as a client (openid-client): used by the token service for federated
@@ -30,7 +31,7 @@ export interface UpstreamLoginResult {
   acr: string | undefined;
 }
 
-export type UpstreamFailure = 'provider_error' | 'token_exchange_failed' | 'id_token_invalid' | 'provider_unreachable';
+export type { UpstreamFailure };
 
 /** Thrown by finishLogin; `reason` is safe to show (it names the step, not the data). */
 export class UpstreamLoginError extends Error {
@@ -169,78 +170,18 @@ export class UpstreamOidcClient {
   }
 }
 
-/** The error and its causes, outermost first (openid-client wraps the check that failed). */
-function causeChain(error: unknown): Array<{ name?: string; code?: string; error?: string; message?: string }> {
-  const chain: Array<{ name?: string; code?: string; error?: string; message?: string; cause?: unknown }> = [];
-  let current = error as { cause?: unknown } | undefined;
-  while (current && typeof current === 'object' && chain.length < 5) {
-    chain.push(current as never);
-    current = current.cause as { cause?: unknown } | undefined;
-  }
-  return chain;
-}
-
-const ID_TOKEN_CODES = new Set([
-  'OAUTH_JWT_CLAIM_COMPARISON_FAILED',
-  'OAUTH_JWT_TIMESTAMP_CHECK_FAILED',
-  'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED',
-  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
-]);
+const MESSAGES: Record<UpstreamFailure, string> = {
+  provider_error: 'The identity provider returned an error.',
+  token_exchange_failed: 'The code exchange with the identity provider failed.',
+  id_token_invalid: 'The ID token from the identity provider is not valid.',
+  provider_unreachable: 'The identity provider did not answer in time.',
+};
 
 function classify(cause: unknown): UpstreamLoginError {
-  const chain = causeChain(cause);
-  // An ID token check anywhere in the chain decides, before the generic wrappers are looked at.
-  if (
-    chain.some(
-      (c) => (c.code && ID_TOKEN_CODES.has(c.code)) || /signature verification failed/i.test(String(c.message ?? '')),
-    )
-  ) {
-    return new UpstreamLoginError(
-      'id_token_invalid',
-      'The ID token from the identity provider is not valid.',
-      undefined,
-      { cause },
-    );
-  }
-  const e = chain[0] ?? {};
-  if (e?.name === 'AuthorizationResponseError') {
-    return new UpstreamLoginError('provider_error', 'The identity provider returned an error.', e.error, { cause });
-  }
-  if (e?.name === 'ResponseBodyError') {
-    return new UpstreamLoginError(
-      'token_exchange_failed',
-      'The identity provider refused the code exchange.',
-      e.error,
-      { cause },
-    );
-  }
-  const message = String(e?.message ?? '');
-  if (
-    e?.name === 'TimeoutError' ||
-    e?.name === 'AbortError' ||
-    /fetch failed|ECONNREFUSED|timed out|aborted/i.test(message)
-  ) {
-    return new UpstreamLoginError('provider_unreachable', 'The identity provider did not answer in time.', undefined, {
-      cause,
-    });
-  }
-  if (
-    e?.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' ||
-    e?.code === 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED' ||
-    e?.code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' ||
-    /id_token|claim|signature|nonce|JWT/i.test(message)
-  ) {
-    return new UpstreamLoginError(
-      'id_token_invalid',
-      'The ID token from the identity provider is not valid.',
-      undefined,
-      { cause },
-    );
-  }
-  return new UpstreamLoginError(
-    'token_exchange_failed',
-    'The code exchange with the identity provider failed.',
-    undefined,
-    { cause },
-  );
+  const { failure, providerError } = classifyUpstreamError(cause);
+  const message =
+    failure === 'token_exchange_failed' && providerError !== undefined
+      ? 'The identity provider refused the code exchange.'
+      : MESSAGES[failure];
+  return new UpstreamLoginError(failure, message, providerError?.slice(0, 64), { cause });
 }

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { AppError } from '@tessera/platform';
 import type { PortalOptions } from '../options.js';
 import { callJson, str } from './http.js';
@@ -18,11 +19,7 @@ const basic = (id: string, secret: string) =>
 
 function tenantClaim(token: string): string | null {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<
-      string,
-      unknown
-    >;
-    return str(payload.tenant_id);
+    return str(decodeJwt(token).tenant_id);
   } catch {
     return null;
   }

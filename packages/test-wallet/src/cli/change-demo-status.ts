@@ -12,6 +12,13 @@ export async function changeDemoStatus(
   const { issuer, wallet, persona } = await openDemoWallet(args, io);
   const formats = args.format ? [args.format] : CREDENTIAL_FORMATS;
   for (const credential of await wallet.credentials()) {
+    if (credential.receivedFrom) {
+      // Its status entry is at its own issuer, not at the development issuer.
+      io.out(
+        `${persona.claims.given_name}'s received credential ${credential.id} is left alone: change it at ${credential.receivedFrom.credentialIssuer}'s status list.`,
+      );
+      continue;
+    }
     if (!formats.includes(credential.format) || credential.statusIndex === undefined) continue;
     await issuer[change](credential.format, credential.statusIndex);
     const status = await issuer.statusOf(credential.format, credential.statusIndex);

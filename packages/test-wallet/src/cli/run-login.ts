@@ -16,7 +16,10 @@ export async function runLogin(args: CliArguments, link: string, io: CliIo): Pro
     return 1;
   }
   try {
-    const result = await wallet.respond(link, args.format ? { formats: [args.format] } : {});
+    const result = await wallet.respond(link, {
+      ...(args.format ? { formats: [args.format] } : {}),
+      ...(args.credentialId !== undefined ? { credentialId: args.credentialId } : {}),
+    });
     for (const line of describeOutcome(result)) io.out(line);
     if (args.lingerSeconds > 0) {
       io.out(`Serving the status lists for ${args.lingerSeconds} more seconds.`);

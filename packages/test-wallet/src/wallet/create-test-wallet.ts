@@ -6,7 +6,13 @@ import { decodeHeldCredential, type HeldCredential } from './decode-held-credent
 import { createHolderKeyring } from './manage-holder-keys.js';
 import { respondToRequest, type RespondResult } from './respond-to-request.js';
 import type { RespondOptions } from './respond-options.js';
-import { createCredentialStore } from './store-credentials.js';
+import { createCredentialStore, type ReceivedFrom } from './store-credentials.js';
+import {
+  receiveCredentialOffer,
+  type ReceiveOptions,
+  type ReceiveResult,
+} from '../oid4vci/receive-credential-offer.js';
+import { resolveDidPublicJwk } from '../crypto/resolve-did-key.js';
 import { readAnswer } from './submit-response.js';
 import { WalletError } from './wallet-error.js';
 
@@ -46,6 +52,12 @@ export interface TestWallet {
   /** Keeps a credential; it must be bound to one of this wallet's keys. */
   store(credential: IssuedCredential | string): Promise<HeldCredential>;
   credentials(): Promise<HeldCredential[]>;
+  /**
+   * Receives the credentials of an OpenID4VCI credential offer (`openid-credential-offer://…`, by value or by
+   * `credential_offer_uri`) through the pre-authorized code flow, binds them to `nextBindingKey()` and stores them
+   * beside the others; `respond()` then prefers them. Throws a WalletError with a one-line message on failure.
+   */
+  receive(offerLink: string, options?: ReceiveOptions): Promise<ReceiveResult>;
   /** Answers an `openid4vp://` link and posts the response; see RespondOptions for the hostile variants. */
   respond(link: string, options?: RespondOptions): Promise<RespondResult>;
   /** What the last `respond()` posted; undefined before the first. */
@@ -77,6 +89,27 @@ export async function createTestWallet(options: CreateTestWalletOptions = {}): P
   };
   let lastCaptured: CapturedResponse | undefined;
 
+  /** The key a credential is bound to: `cnf.jwk`, or the subject DID (a did:jwk may encode the key differently). */
+  async function bindingKeyOf(held: HeldCredential) {
+    const binding = held.binding;
+    if (!binding) return undefined;
+    if ('publicJwk' in binding) return keyring.findByPublicJwk(binding.publicJwk);
+    const byDid = keyring.findByDid(binding.did);
+    if (byDid || !binding.did.startsWith('did:jwk:')) return byDid;
+    try {
+      return await keyring.findByPublicJwk(resolveDidPublicJwk(binding.did));
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function keep(issued: IssuedCredential, receivedFrom?: ReceivedFrom): Promise<HeldCredential> {
+    const held = await decodeHeldCredential(issued);
+    if (!(await bindingKeyOf(held)))
+      throw new WalletError('unknown_holder_key', 'the credential is not bound to a key of this wallet');
+    return decodeHeldCredential(await store.add(issued, receivedFrom));
+  }
+
   return {
     holderDid: keyring.defaultKey.did,
     holderJwk: keyring.defaultKey.publicJwk,
@@ -84,20 +117,14 @@ export async function createTestWallet(options: CreateTestWalletOptions = {}): P
       const key = await keyring.nextBindingKey();
       return { publicJwk: key.publicJwk, did: key.did, keyId: key.keyId };
     },
-    store: async (credential) => {
-      const issued = toIssuedCredential(credential);
-      const held = await decodeHeldCredential(issued);
-      const binding = held.binding;
-      const key = binding
-        ? 'publicJwk' in binding
-          ? await keyring.findByPublicJwk(binding.publicJwk)
-          : keyring.findByDid(binding.did)
-        : undefined;
-      if (!key) throw new WalletError('unknown_holder_key', 'the credential is not bound to a key of this wallet');
-      await store.add(issued);
-      return held;
-    },
+    store: (credential) => keep(toIssuedCredential(credential)),
     credentials: () => Promise.all(store.list().map(decodeHeldCredential)),
+    receive: (offerLink, receiveOptions) =>
+      receiveCredentialOffer(
+        { fetch: fetchFunction, clock: context.clock, nextBindingKey: () => keyring.nextBindingKey(), store: keep },
+        offerLink,
+        receiveOptions,
+      ),
     respond: async (link, respondOptions) => {
       const result = await respondToRequest(context, link, respondOptions);
       lastCaptured = result.posted;

@@ -10,6 +10,11 @@ export interface RespondOptions {
   /** Consider only held credentials of these formats when answering the DCQL query. */
   formats?: CredentialFormat[];
   /**
+   * Consider only the held credential of this id (`wallet.credentials()[n].id`). Without it, credentials received
+   * from an issuer (`wallet.receive()`) are preferred over the others, the most recently received first.
+   */
+  credentialId?: string;
+  /**
    * Present this credential instead of the one DCQL picks (for example one from an untrusted issuer, or a revoked
    * one). It answers the first credential query of its format, or the first credential query.
    */

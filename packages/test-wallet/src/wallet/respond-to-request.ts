@@ -3,7 +3,8 @@ import { withLoopbackHttp } from './allow-loopback-http.js';
 import { buildVpToken } from './build-vp-token.js';
 import type { CapturedResponse } from './captured-response.js';
 import { createWalletCallbacks, type VerificationNotes } from './create-wallet-callbacks.js';
-import { decodeHeldCredential } from './decode-held-credential.js';
+import { inPreferenceOrder } from './credential-preference.js';
+import { decodeHeldCredential, type HeldCredential } from './decode-held-credential.js';
 import type { HolderKeyring } from './manage-holder-keys.js';
 import { resolveRequest, type ResolvedRequest, type SupportedClientIdPrefix } from './resolve-request.js';
 import type { RespondOptions } from './respond-options.js';
@@ -66,9 +67,7 @@ export async function respondToRequest(
       vpToken = replayedToken(options.replayFrom);
       presented = 'presented' in options.replayFrom ? (options.replayFrom as CapturedResponse).presented : [];
     } else {
-      const held = (await Promise.all(context.store.list().map(decodeHeldCredential))).filter(
-        (credential) => !options.formats || options.formats.includes(credential.format),
-      );
+      const held = await consideredCredentials(context, options);
       let selections: ReturnType<typeof selectCredentials>;
       try {
         selections = options.useCredential
@@ -109,6 +108,22 @@ export async function respondToRequest(
       posted: submitted.captured,
     };
   });
+}
+
+/**
+ * The held credentials the DCQL query is answered from, in the wallet's order of preference: received credentials
+ * first (the most recent first), then the others in the order they were stored; `selectCredentials` takes the first
+ * that matches. `credentialId` narrows them to one, `formats` to some formats.
+ */
+async function consideredCredentials(context: WalletContext, options: RespondOptions): Promise<HeldCredential[]> {
+  const stored = context.store.list();
+  if (options.credentialId !== undefined && !stored.some((credential) => credential.id === options.credentialId))
+    throw new WalletError('unknown_credential', `the wallet holds no credential with id '${options.credentialId}'`);
+  return (await Promise.all(inPreferenceOrder(stored).map(decodeHeldCredential))).filter(
+    (credential) =>
+      (options.credentialId === undefined || credential.id === options.credentialId) &&
+      (!options.formats || options.formats.includes(credential.format)),
+  );
 }
 
 /**

@@ -39,9 +39,32 @@ export function toDcqlCredential(credential: HeldCredential): DcqlCredential {
   };
 }
 
+type QueryResult = ReturnType<typeof DcqlQuery.query>;
+
 /**
- * Answers a DCQL query (OpenID4VP 1.0 §6) from the held credentials. With `credential_sets`, the first satisfiable
- * option of every set is taken, required sets must be satisfiable (§6.2); without them, every credential query must
+ * Of the satisfiable options of a credential set, the one that presents the held credential the wallet prefers most
+ * (the lowest position in `held`, see `respond()`), and among equals the verifier's first (OpenID4VP 1.0 §6.2 lists
+ * options in the verifier's order of preference and leaves the choice to the wallet).
+ */
+function preferredOption(
+  options: ReadonlyArray<readonly string[]>,
+  matches: QueryResult['credential_matches'],
+): readonly string[] | undefined {
+  const rank = (option: readonly string[]) =>
+    Math.min(
+      ...option.map((id) => {
+        const match = matches[id];
+        return match?.success ? (match.valid_credentials[0]?.input_credential_index ?? Infinity) : Infinity;
+      }),
+    );
+  let best: readonly string[] | undefined;
+  for (const option of options) if (best === undefined || rank(option) < rank(best)) best = option;
+  return best;
+}
+
+/**
+ * Answers a DCQL query (OpenID4VP 1.0 §6) from the held credentials, given in the wallet's order of preference. With
+ * `credential_sets`, the satisfiable option of every set that presents the most preferred credential is taken, required sets must be satisfiable (§6.2); without them, every credential query must
  * be. For each credential query the first matching credential and the first satisfiable claim set are used, since
  * the verifier lists claim sets in order of preference (§6.3).
  */
@@ -51,7 +74,7 @@ export function selectCredentials(query: DcqlQuery, held: HeldCredential[]): Cre
   if (query.credential_sets) {
     queryIds = [];
     for (const [index, set] of (result.credential_sets ?? []).entries()) {
-      const option = set.matching_options?.[0];
+      const option = preferredOption(set.matching_options ?? [], result.credential_matches);
       if (option) queryIds.push(...option);
       else if (set.required)
         throw new WalletError('no_matching_credentials', `no held credential satisfies credential set ${index}`);

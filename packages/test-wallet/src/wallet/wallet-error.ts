@@ -1,4 +1,7 @@
-/** Why the wallet stopped before posting a response; `code` is stable for tests and the CLI. */
+/**
+ * Why the wallet stopped before posting a response, or before storing an offered credential; `code` is stable for
+ * tests and the CLI.
+ */
 export type WalletErrorCode =
   | 'invalid_link'
   | 'insecure_url'
@@ -10,6 +13,12 @@ export type WalletErrorCode =
   | 'unsupported_request'
   | 'response_post_failed'
   | 'no_matching_credentials'
+  | 'unknown_credential'
+  | 'invalid_offer'
+  | 'unsupported_offer'
+  | 'pin_required'
+  | 'issuer_unreachable'
+  | 'issuance_refused'
   | 'unknown_holder_key'
   | 'invalid_option'
   | 'nothing_captured';

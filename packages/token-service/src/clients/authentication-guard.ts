@@ -1,5 +1,18 @@
-import type { FastifyRequest } from 'fastify';
-import { AppError, authenticationEvents, type Platform, type RateLimitDecision } from '@tessera/platform';
+import {
+  AppError,
+  authenticationEvents,
+  type CommandContext,
+  type Platform,
+  type RateLimitDecision,
+} from '@tessera/platform';
+
+/** Where a client-authenticating request came from: the key of its failed-authentication limit, and its route. */
+export interface RequestSource {
+  /** The peer's address (as the role app's `trustProxy` setting derives it). */
+  address: string;
+  /** The route template, recorded with a failed authentication. */
+  endpoint: string | undefined;
+}
 
 /**
  * Rate limits of the client-authenticating endpoints (`/token`, `/introspect`, `/revoke`; issue 13 §2). A client id
@@ -26,13 +39,13 @@ export class ClientAuthenticationGuard {
   }
 
   /** Refuses an address, or a claimed client, that is over its failed-authentication limit. */
-  async before(request: FastifyRequest, tenantId: string, claimedClientId: string | undefined): Promise<void> {
+  async before(source: RequestSource, tenantId: string, claimedClientId: string | undefined): Promise<void> {
     if (!this.limits.enabled) return;
     const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
     const limiter = this.platform.rateLimiter;
     refuseIfOver(
       await limiter.peek(
-        this.key('auth-failed-ip', tenantId, request.ip),
+        this.key('auth-failed-ip', tenantId, source.address),
         failedAuthenticationsPerAddress,
         windowSeconds,
       ),
@@ -51,22 +64,27 @@ export class ClientAuthenticationGuard {
    * Counts a failed authentication against the address and the claimed client id, and records it as an
    * authentication event (rate-limited per source; the claimed client id, never the secret).
    */
-  async failed(request: FastifyRequest, tenantId: string, claimedClientId: string | undefined): Promise<void> {
+  async failed(
+    cmd: CommandContext,
+    source: RequestSource,
+    tenantId: string,
+    claimedClientId: string | undefined,
+  ): Promise<void> {
     authenticationEvents(this.platform).failed({
       tenantId,
       method: 'client_authentication',
       reason: 'invalid_client',
       claimedPrincipal: claimedClientId ?? null,
-      source: request.ip,
-      correlationId: request.state.correlationId,
-      traceId: request.state.trace.traceId,
-      ...(request.state.route ? { details: { endpoint: request.state.route } } : {}),
+      source: source.address,
+      correlationId: cmd.correlationId,
+      traceId: cmd.trace?.traceId,
+      ...(source.endpoint ? { details: { endpoint: source.endpoint } } : {}),
     });
     if (!this.limits.enabled) return;
     const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
     const limiter = this.platform.rateLimiter;
     await limiter.consume(
-      this.key('auth-failed-ip', tenantId, request.ip),
+      this.key('auth-failed-ip', tenantId, source.address),
       failedAuthenticationsPerAddress,
       windowSeconds,
     );
@@ -100,10 +118,12 @@ function refuseIfOver(decision: RateLimitDecision): void {
 }
 
 /** The client id a request claims (Basic user name, else the form's client_id), before any check. */
-export function claimedClientId(request: FastifyRequest, form: Record<string, string>): string | undefined {
-  const auth = request.headers.authorization;
-  if (auth && /^basic /i.test(auth)) {
-    const raw = Buffer.from(auth.slice(6).trim(), 'base64').toString('utf8');
+export function claimedClientId(
+  authorization: string | undefined,
+  form: Readonly<Record<string, unknown>>,
+): string | undefined {
+  if (authorization && /^basic /i.test(authorization)) {
+    const raw = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
     const colon = raw.indexOf(':');
     return colon > 0 ? raw.slice(0, colon) : undefined;
   }

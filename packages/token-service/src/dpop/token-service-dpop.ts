@@ -5,11 +5,10 @@ import {
   verifyDpopProof,
   type DpopVerificationAlg,
 } from '@tessera/pkce-dpop';
-import type { AppError, Platform } from '@tessera/platform';
+import type { AppError, DpopReplayStores, Platform } from '@tessera/platform';
 import type { TokenServiceConfig } from '../config.js';
 import { oauthError } from '../domain/oauth-error.js';
 import { DpopNonces } from './dpop-nonces.js';
-import { createDpopReplay, type DpopReplay } from './dpop-replay.js';
 
 /** The proof algorithms accepted and published as `dpop_signing_alg_values_supported` (RFC 9449 §5.1). */
 export const DPOP_ALGS: readonly DpopVerificationAlg[] = ['ES256', 'ES384'];
@@ -35,7 +34,8 @@ export interface ResourceProof {
 export class TokenServiceDpop {
   readonly algs = DPOP_ALGS;
   private readonly nonces: DpopNonces;
-  readonly replay: DpopReplay;
+  /** The platform's replay state (RFC 9449 §11.1), shared with the other endpoints that check proofs. */
+  readonly replay: DpopReplayStores;
   private readonly config: Partial<TokenServiceConfig['dpop']>;
 
   /** `config` is read at each request (as the rest of the token service reads its configuration). */
@@ -47,7 +47,7 @@ export class TokenServiceDpop {
     this.config = config ?? {};
     const secret = this.config.nonceSecret;
     this.nonces = new DpopNonces(secret ? { secret: Buffer.from(secret, 'base64url') } : { keys: platform.keys }, now);
-    this.replay = createDpopReplay(platform, now);
+    this.replay = platform.dpopReplay.withClock({ now });
   }
 
   get enabled(): boolean {
@@ -133,11 +133,6 @@ export class TokenServiceDpop {
     return { 'dpop-nonce': await this.nonces.issue(tenantId) };
   }
 
-  /** Removes expired replay rows (SQL store only); answers how many. */
-  async purgeExpired(): Promise<number> {
-    return this.replay.sql ? this.replay.sql.purgeExpired() : 0;
-  }
-
   private verify(
     tenantId: string,
     options: {
@@ -152,7 +147,7 @@ export class TokenServiceDpop {
       ...options,
       expectedNonce: this.nonceRequired ? this.nonces.validator(tenantId) : null,
       allowedSigningAlgs: this.algs,
-      replayStore: this.replay.store,
+      replayStore: this.replay.forTenant(tenantId),
       now: this.now(),
       iatWindowSeconds: this.iatWindowSeconds,
     });

@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { oauthError } from '../domain/oauth-error.js';
 
 /**
- * Form parameters of the token, introspection and revocation endpoints. A parameter sent more than once is an
- * invalid_request (RFC 6749 §3.2: parameters MUST NOT be included more than once).
+ * Form parameters of a POST to the authorization endpoint (OIDC Core §3.1.2.1). A parameter sent more than once is an
+ * invalid_request (RFC 6749 §3.1: parameters MUST NOT be included more than once). The token, introspection and
+ * revocation endpoints declare their forms as body schemas instead (form-body.ts, token-schemas.ts).
  */
 export function formParams(request: FastifyRequest): Record<string, string> {
   const body = request.body;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, SoftwareKeyManager, platformMigrations } from '@tessera/platform';
 import { DATABASE_KINDS, openTestDatabase, seedTenants, type TestDatabase } from '@tessera/platform/testing';
+import { DpopNonceManager } from '@tessera/pkce-dpop';
 import { DpopNonces } from '../../src/dpop/dpop-nonces.js';
 import { mintDpopCode, startDpopTokenService, type DpopHarness } from './support/dpop-harness.js';
 import { clientKey } from './support/proofs.js';
@@ -120,6 +121,10 @@ describe('DPoP nonces from a configured shared secret (pglite)', () => {
     const nonce = first.headers.get('dpop-nonce')!;
     const replica = new DpopNonces({ secret: Buffer.from(nonceSecret, 'base64url') }, () => new Date());
     expect(await replica.validator('demo').isValid(nonce)).toBe(true);
+    // They are @tessera/pkce-dpop's DpopNonceManager nonces, scoped to the tenant.
+    const secret = Buffer.from(nonceSecret, 'base64url');
+    expect(await new DpopNonceManager({ secret, scope: 'demo' }).isValid(nonce)).toBe(true);
+    expect(await new DpopNonceManager({ secret, scope: 'beta' }).isValid(nonce)).toBe(false);
     const ok = await tokenRequest(h.tokenEndpoint, codeForm(code), {
       dpop: await key.proof({ httpMethod: 'POST', httpUrl: h.tokenEndpoint, nonce: await replica.issue('demo') }),
     });

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDpopReplayTableSql } from '@tessera/pkce-dpop';
-import type { RedisRateLimiter } from '@tessera/platform';
+import { decodeJwt } from 'jose';
+import { dpopReplayKey, normalizeHttpUri } from '@tessera/pkce-dpop';
+import { DEMO_TENANT, type RedisRateLimiter } from '@tessera/platform';
 import { DATABASE_KINDS, createTestPlatform, type TestPlatform } from '@tessera/platform/testing';
-import { grantPurgeJob } from '../../src/index.js';
-import { DPOP_REPLAY_TABLE } from '../../src/storage/dpop-replay-store.js';
 import { migrations } from '../support/harness.js';
 import { mintDpopCode, startDpopTokenService, type DpopHarness } from './support/dpop-harness.js';
 import { clientKey } from './support/proofs.js';
@@ -13,46 +11,34 @@ import { codeForm, tokenRequest } from './support/requests.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-it('the migration creates exactly the table of @tessera/pkce-dpop SqlDpopReplayStore', () => {
-  const migration = readFileSync(new URL('../../src/storage/migrations/0002_dpop.sql', import.meta.url), 'utf8');
-  expect(migration).toContain(createDpopReplayTableSql(DPOP_REPLAY_TABLE));
-});
-
-/** The replay state in the platform database (RFC 9449 §11.1), as every replica shares it. */
+/** The replay state in the platform's one table (RFC 9449 §11.1), as every replica and every endpoint shares it. */
 describe.each(DATABASE_KINDS)('DPoP replay table (%s)', (kind) => {
   let h: DpopHarness;
 
   beforeAll(async () => {
-    h = await startDpopTokenService({ kind, manualClock: true });
+    h = await startDpopTokenService({ kind });
   });
   afterAll(async () => h?.close());
 
-  it('remembers a key once until it expires, then takes it over; the purge job removes expired rows', async () => {
-    const { replay } = h.ctx.dpop;
-    expect(replay.sql).not.toBeNull();
-    const now = h.clock!.now();
-    const until = new Date(now.getTime() + 66_000);
-    const key = randomBytes(16).toString('base64url');
-    expect(await replay.store.rememberOnce(key, until)).toBe(true);
-    expect(await replay.store.rememberOnce(key, until)).toBe(false);
-    const stale = randomBytes(16).toString('base64url');
-    expect(await replay.store.rememberOnce(stale, new Date(now.getTime() + 1000))).toBe(true);
-
-    h.clock!.advance(66);
-    // Expired but not yet purged: a new proof with this key is accepted again, as by the other stores.
-    expect(await replay.store.rememberOnce(key, new Date(h.clock!.now().getTime() + 66_000))).toBe(true);
-    expect(await h.ctx.dpop.purgeExpired()).toBe(1);
-    expect(await replay.store.rememberOnce(key, new Date(h.clock!.now().getTime() + 66_000))).toBe(false);
-
-    // The token service's purge job removes them too: once the taken-over row expires, nothing is left after it.
-    h.clock!.advance(67);
-    await grantPurgeJob(h.ctx).run(new AbortController().signal);
-    expect(await h.ctx.dpop.purgeExpired()).toBe(0);
+  it("records an accepted proof's jti in the platform's dpop_replay table, where every endpoint's store sees it", async () => {
+    const key = await clientKey();
+    const proof = await key.proof({ httpMethod: 'POST', httpUrl: h.tokenEndpoint });
+    expect((await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: proof })).status).toBe(200);
+    const db = h.platform.db;
+    const rows = await db.withTenant(DEMO_TENANT, (sql) => sql.query('SELECT jti_key FROM dpop_replay'));
+    const replayKey = dpopReplayKey(key.jkt, normalizeHttpUri(h.tokenEndpoint)!, String(decodeJwt(proof).jti));
+    expect(rows.rows.map((r) => r.jti_key)).toContain(replayKey);
+    // The same key through the platform's store, as the external API or the credential issuer would record it: refused.
+    const later = new Date(Date.now() + 60_000);
+    expect(await h.platform.dpopReplay.forTenant(DEMO_TENANT).rememberOnce(replayKey, later)).toBe(false);
+    // The old per-context table is gone.
+    const old = await db.withPlatform((sql) => sql.query(`SELECT to_regclass('oauth_dpop_replay') AS t`));
+    expect(old.rows[0]!.t).toBeNull();
   });
 
   it('concurrent uses of one proof: exactly one is accepted', async () => {
     const key = await clientKey();
-    const proof = await key.proof({ httpMethod: 'POST', httpUrl: h.tokenEndpoint, now: h.clock!.now() });
+    const proof = await key.proof({ httpMethod: 'POST', httpUrl: h.tokenEndpoint });
     const codes = await Promise.all(Array.from({ length: 8 }, () => mintDpopCode(h)));
     const results = await Promise.all(
       codes.map((code) => tokenRequest(h.tokenEndpoint, codeForm(code), { dpop: proof })),
@@ -84,7 +70,7 @@ describe('DPoP replay in Redis', () => {
   });
 
   it('records the jti under the platform prefix and refuses the replay', async () => {
-    expect(h.ctx.dpop.replay.sql).toBeNull();
+    expect(h.ctx.dpop.replay.inRedis).toBe(true);
     const key = await clientKey();
     const proof = await key.proof({ httpMethod: 'POST', httpUrl: h.tokenEndpoint });
     expect((await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: proof })).status).toBe(200);
@@ -92,7 +78,7 @@ describe('DPoP replay in Redis', () => {
     expect(replay.status).toBe(400);
     expect(String(replay.body.error_description)).toMatch(/jti/);
     const redis = (t.platform.rateLimiter as RedisRateLimiter).redis;
-    const keys = await redis.keys(`${keyPrefix}dpop:jti:*`);
+    const keys = await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`);
     expect(keys).toHaveLength(1);
     expect(await redis.pttl(keys[0]!)).toBeGreaterThan(0);
   });

@@ -3,6 +3,7 @@ import { toDcqlQuery, type ClaimPath, type PresentationQuery } from '../queries.
 import { CheckFailure, fail, pass, type CheckResult } from './check.js';
 import { missingRequiredClaims, presentedClaims } from './claims.js';
 import type { PresentationContext, VerifiedCredential } from './credential.js';
+import { compilePresentationMatcher, type PresentationMatcher } from './dcql-matcher.js';
 import { isObjectValue, jwkThumbprintUri, sha256Base64url } from './jws.js';
 import { verifyJwtVcPresentation } from './jwt-vc.js';
 import { verifySdJwtPresentation } from './sd-jwt.js';
@@ -40,15 +41,30 @@ export type VerificationOutcome =
     }
   | { ok: false; checks: CheckResult[]; failure: CheckResult };
 
-/** The DCQL query of each configured query, parsed once (queries are configuration: they do not change). */
-const dcqlQueries = new WeakMap<PresentationQuery, DcqlQuery>();
-function parsedDcqlQuery(query: PresentationQuery): DcqlQuery {
-  let parsed = dcqlQueries.get(query);
-  if (!parsed) {
-    parsed = DcqlQuery.parse(toDcqlQuery(query) as DcqlQuery.Input);
-    dcqlQueries.set(query, parsed);
+/**
+ * The DCQL query of each configured query, parsed once, and its compiled matcher (queries are configuration: they
+ * do not change). dcql builds its claim parsers on every run; the matcher is built once (dcql-matcher.ts).
+ */
+interface CompiledQuery {
+  dcqlQuery: DcqlQuery;
+  matcher: PresentationMatcher | null;
+}
+const dcqlQueries = new WeakMap<PresentationQuery, CompiledQuery>();
+function compiledDcqlQuery(query: PresentationQuery): CompiledQuery {
+  let compiled = dcqlQueries.get(query);
+  if (!compiled) {
+    const dcqlQuery = DcqlQuery.parse(toDcqlQuery(query) as DcqlQuery.Input);
+    compiled = { dcqlQuery, matcher: compilePresentationMatcher(dcqlQuery) };
+    dcqlQueries.set(query, compiled);
   }
-  return parsed;
+  return compiled;
+}
+
+/** OID4VP §14.11: whether the presented credentials (by credential query id) satisfy the query. */
+function satisfiesQuery(query: PresentationQuery, presented: Record<string, unknown[]>): boolean {
+  const { dcqlQuery, matcher } = compiledDcqlQuery(query);
+  if (matcher) return matcher(presented);
+  return DcqlPresentationResult.fromDcqlPresentation(presented as never, { dcqlQuery }).can_be_satisfied;
 }
 
 /**
@@ -148,10 +164,8 @@ export async function verifyPresentation(
         throw new CheckFailure(fail('dcql', `a required claim is missing: ${missing.join(', ')}`, query.id));
       Object.assign(claims, presentedClaims(query, credential.claimSource));
     }
-    const dcqlQuery = parsedDcqlQuery(input.query);
     const presented = credentials.map((c) => [c.credentialQueryId, [dcqlView(c, input.query)]]);
-    const result = DcqlPresentationResult.fromDcqlPresentation(Object.fromEntries(presented) as never, { dcqlQuery });
-    if (!result.can_be_satisfied)
+    if (!satisfiesQuery(input.query, Object.fromEntries(presented) as Record<string, unknown[]>))
       throw new CheckFailure(fail('dcql', 'the presented credentials do not satisfy the DCQL query'));
     checks.push(pass('dcql'));
     return { ok: true, checks, credentials, claims, digests };

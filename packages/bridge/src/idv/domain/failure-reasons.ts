@@ -42,18 +42,9 @@ export function reasonOfUpstreamFailure(failure: UpstreamFailure): IdvFailureRea
 }
 
 /**
- * The reason of a failed institutional login. openid-client reports an ID token that fails its checks inside the
- * token response as an "invalid response" whose cause names the JWT check; the platform's client classifies by the
- * outer error only and calls it a failed code exchange. The cause chain is read here so that a bad signature (or any
- * other ID token check) is reported as `id_token_invalid`.
+ * The reason of a failed institutional login: the platform's classifier (`classifyUpstreamError`, by error class,
+ * code, HTTP status and OAuth error) already named the step that failed, an ID token check included.
  */
 export function reasonOfUpstreamError(error: UpstreamLoginError): IdvFailureReason {
-  const reason = reasonOfUpstreamFailure(error.reason);
-  if (reason !== 'token_exchange_failed') return reason;
-  let cause: unknown = error.cause;
-  for (let depth = 0; depth < 5 && cause instanceof Error; depth++) {
-    if (/\bJWT\b|ID Token|id_token|signature|nonce/i.test(cause.message)) return 'id_token_invalid';
-    cause = cause.cause;
-  }
-  return reason;
+  return reasonOfUpstreamFailure(error.reason);
 }

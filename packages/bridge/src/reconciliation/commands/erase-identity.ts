@@ -18,10 +18,12 @@ export interface ErasureCounts {
 /**
  * DELETE /{internalIdentityId} (000 §3.3, §4.3): irreversibly removes everything of the identity in ONE unit of
  * work: auxiliary data of every category, the bridge sessions resolved to it, its token families at the token
- * service (revoked, refresh tokens and codes deleted, subject and claims cleared), then the identity store's
- * erase (identity match records, HMAC index rows, wallet and federation bindings). Idempotent: 204 again and again.
+ * service (through the token service's own revocation, subject-grants-port.ts: revoked, refresh tokens and codes
+ * deleted, subject and claims cleared), then the identity store's erase (identity match records, HMAC index rows,
+ * wallet and federation bindings). Idempotent: 204 again and again.
  * Audited as `gdpr_erasure` with the client id, the identity id and the time, nothing personal (000 §4.3, §6); the
- * event is staged in the erasure's unit of work, so that an erasure is never committed without it (issue 13 §7).
+ * event is staged in the erasure's unit of work with the token service's event of its revocation, so that an erasure
+ * is never committed without them and an erasure that fails has changed nothing in either context (issue 13 §7).
  */
 export const eraseIdentity = (s: ReconciliationServices) =>
   defineCommand<{ projection: Projection; internalIdentityId: string }, ErasureCounts>({
@@ -37,7 +39,9 @@ export const eraseIdentity = (s: ReconciliationServices) =>
         const existed = (await s.identities.get(unit, internalIdentityId)) !== null;
         const auxiliaryRecords = await auxiliaryStore.deleteAll(sql, internalIdentityId);
         const sessions = await erasureStore.deleteResolvedSessions(sql, internalIdentityId);
-        const tokens = await erasureStore.revokeTokenFamilies(sql, internalIdentityId, now);
+        const tokens = s.revokeSubjectGrants
+          ? await s.revokeSubjectGrants({ ctx, sql, events }, { subject: internalIdentityId, reason: 'gdpr_erasure' })
+          : { grants: 0, refreshTokens: 0 };
         await s.identities.erase(unit, internalIdentityId);
         const erased = {
           existed,

@@ -1,4 +1,4 @@
-import { AppError, isAppError, resolveTenant, type FastifyRequest, type Principal } from '@tessera/platform';
+import { isAppError, resolveTenant, type FastifyRequest, type Principal } from '@tessera/platform';
 import { DEFAULT_DPOP_ALGS, DpopError, dpopChallenge, verifyDpopProof } from '@tessera/pkce-dpop';
 import type { JWTPayload } from 'jose';
 import { insufficientScope, invalidToken } from '../domain/errors.js';
@@ -87,8 +87,6 @@ export function authenticateReconciliation(s: ReconciliationServices, route: { c
         dpopChallenge({ code: 'invalid_token', description: 'the access token is DPoP-bound' }, ALGS),
       );
     }
-    if (scheme === 'DPoP') await checkProof(s, request, token, typeof cnf?.jkt === 'string' ? cnf.jkt : null);
-
     const clientId = principal.clientId;
     const configured =
       clientId !== null && Object.hasOwn(s.config.clients, clientId) ? s.config.clients[clientId]! : null;
@@ -98,6 +96,10 @@ export function authenticateReconciliation(s: ReconciliationServices, route: { c
       host: request.hostname || undefined,
       defaultTenant: s.platform.config.tenancy.defaultTenant,
     });
+    // The proof's jti is remembered within the tenant the token is for (RFC 9449 §11.1).
+    if (scheme === 'DPoP')
+      await checkProof(s, request, state.tenantId, token, typeof cnf?.jkt === 'string' ? cnf.jkt : null);
+
     // A client is its id *from its issuer, in its tenant* (issue 13 §1): the same azp minted by another trusted
     // issuer, or used in another tenant, is not this client.
     const client =
@@ -147,6 +149,7 @@ function readAuthorization(header: string | undefined): { scheme: 'Bearer' | 'DP
 async function checkProof(
   s: ReconciliationServices,
   request: FastifyRequest,
+  tenantId: string,
   token: string,
   jkt: string | null,
 ): Promise<void> {
@@ -163,7 +166,7 @@ async function checkProof(
       httpUrl: `${s.dpopBaseUrl}${request.url}`,
       accessToken: token,
       expectedJwkThumbprint: jkt,
-      replayStore: s.replayStore,
+      replayStore: s.replay.forTenant(tenantId),
       now: s.clock.now(),
       iatWindowSeconds: s.config.dpop.iatWindowSeconds,
     });
@@ -172,7 +175,7 @@ async function checkProof(
       // 000 §7: every 401 of the API is invalid_token in the body; the challenge names the DPoP error.
       throw invalidToken('The DPoP proof is not valid for this request.', dpopChallenge(error, ALGS));
     }
-    if (error instanceof TypeError) throw error;
-    throw new AppError('service_unavailable', 'The DPoP replay store is unavailable.', { cause: error });
+    // The replay store fails closed itself (503 when it cannot record the jti).
+    throw error;
   }
 }

@@ -3,7 +3,7 @@ import Value from 'typebox/value';
 import { platformMigrations, withSymmetricKeysMigration, type Clock, type Platform } from '@tessera/platform';
 import { createTestPlatform, type TestDatabaseKind, type TestPlatform } from '@tessera/platform/testing';
 import { exportSharedHmacKey, identityMigrations } from '@tessera/identity';
-import { ClientConfigSchema, tokenServiceMigrations } from '@tessera/token-service';
+import { ClientConfigSchema, revokeSubjectGrants, tokenServiceMigrations } from '@tessera/token-service';
 import { createDpopProof, type DpopKeySigner } from '@tessera/pkce-dpop';
 import {
   startTokenService,
@@ -16,7 +16,7 @@ import { startSecondProvider, type SecondProvider } from './second-provider.js';
 
 /**
  * The test bed of the external reconciliation API: one platform on a fresh database of the given engine with
- * every context's migrations (so that the erasure reaches the token service's tables), our token service on it
+ * every context's migrations (the erasure revokes grants through the token service's revocation), our token service on it
  * (client_credentials tokens, and federated logins through the development provider when `upstream`), a second,
  * independent authorization server (oidc-provider), both trusted by the platform, and the bridge app with its
  * reconciliation clients.
@@ -178,6 +178,8 @@ export async function startReconBed(options: ReconBedOptions): Promise<ReconBed>
   const b = await buildBridgeApp(t.platform, {
     ...(options.clock ? { clock: options.clock } : {}),
     listen: options.listen ?? false,
+    // As the composition root wires it: the token service revokes an erased identity's grants (issue 13 §9).
+    revokeSubjectGrants: revokeSubjectGrants({ clock: options.clock ?? t.platform.clock }),
     bridge: {
       ...options.bridge,
       reconciliation: {

@@ -1,0 +1,89 @@
+import type { Sql } from '../db/database.js';
+import type { AuditEvent } from './audit-log.js';
+import { GENESIS_HASH, eventHash, type HashedEventFields } from './canonical.js';
+
+/** The batch's events, from its one JSON parameter ($1). */
+const INSERT_EVENTS_FROM_JSON = `
+  INSERT INTO audit_events (seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
+                            trace_id, business_ids, details, prev_hash, hash)
+  SELECT e.seq, e.event_id, e.occurred_at, e.event_type, e.command_id, e.principal_id, e.result, e.correlation_id,
+         e.trace_id, COALESCE(e.business_ids, '{}'), COALESCE(e.details, '{}'), e.prev_hash, e.hash
+    FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, event_id uuid, occurred_at timestamptz, event_type text,
+         command_id text, principal_id text, result text, correlation_id text, trace_id text, business_ids jsonb,
+         details jsonb, prev_hash text, hash text)`;
+
+/**
+ * One statement writes the batch and moves the head. The batch travels as one JSON parameter: the statement text
+ * and its parameter count stay the same whatever the batch size.
+ */
+export const INSERT_BATCH = `
+WITH appended AS (
+${INSERT_EVENTS_FROM_JSON}
+  RETURNING 1
+)
+UPDATE audit_heads SET seq = $2, hash = $3`;
+
+/**
+ * The same in one round trip, without a lock, from the head this process wrote last: the head moves only if it is
+ * still where this process left it, and the events are inserted only if it moved. When another replica appended
+ * in between, the conditional update finds no row (under READ COMMITTED it waits for that replica's commit and
+ * then re-checks the condition), nothing is written, and the batch goes the locking way.
+ */
+export const APPEND_AFTER_KNOWN_HEAD = `
+WITH moved AS (
+  UPDATE audit_heads SET seq = $2, hash = $3 WHERE seq = $4 AND hash = $5 RETURNING 1
+), appended AS (
+${INSERT_EVENTS_FROM_JSON}
+   WHERE EXISTS (SELECT 1 FROM moved)
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
+
+/**
+ * The same for a batch holding staged events ($6: their ids, $7: how many): the head moves only while every staged
+ * row is still there, and they are deleted with the append. A staged row that is gone (chained by the recovery)
+ * leaves the head unmoved, and the batch goes the locking way, which appends only the events it could claim.
+ */
+export const APPEND_STAGED_AFTER_KNOWN_HEAD = `
+WITH moved AS (
+  UPDATE audit_heads SET seq = $2, hash = $3
+   WHERE seq = $4 AND hash = $5
+     AND (SELECT count(*) FROM audit_pending WHERE event_id = ANY ($6::uuid[])) = $7
+  RETURNING 1
+), appended AS (
+${INSERT_EVENTS_FROM_JSON}
+   WHERE EXISTS (SELECT 1 FROM moved)
+  RETURNING 1
+), unstaged AS (
+  DELETE FROM audit_pending WHERE event_id = ANY ($6::uuid[]) AND EXISTS (SELECT 1 FROM moved) RETURNING 1
+)
+SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
+
+/** The events chained onto a head: sequence numbers and hashes. */
+export function chain(head: { seq: number; hash: string }, events: Omit<HashedEventFields, 'seq'>[]): AuditEvent[] {
+  let seq = head.seq;
+  let prevHash = head.hash;
+  return events.map((event): AuditEvent => {
+    seq += 1;
+    const fields: HashedEventFields = { ...event, seq };
+    const hash = eventHash(prevHash, fields);
+    const chainedEvent = { ...fields, prevHash, hash };
+    prevHash = hash;
+    return chainedEvent;
+  });
+}
+
+/** Locks the tenant's chain head (created at genesis on the first append). */
+export async function lockHead(sql: Sql): Promise<{ seq: number; hash: string }> {
+  const select = 'SELECT seq, hash FROM audit_heads FOR UPDATE';
+  let row = (await sql.query<{ seq: number | string; hash: string }>(select)).rows[0];
+  if (!row) {
+    // Two replicas may create it at once: the loser's insert waits for the winner and does nothing.
+    await sql.query('INSERT INTO audit_heads (seq, hash) VALUES (0, $1) ON CONFLICT (tenant_id) DO NOTHING', [
+      GENESIS_HASH,
+    ]);
+    row = (await sql.query<{ seq: number | string; hash: string }>(select)).rows[0];
+    if (!row) throw new Error('the audit chain head could not be created');
+  }
+  return { seq: Number(row.seq), hash: row.hash };
+}

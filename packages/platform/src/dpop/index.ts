@@ -1,0 +1,1 @@
+export * from './dpop-replay-stores.js';
