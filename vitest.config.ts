@@ -11,8 +11,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     minWorkers: 1,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: two forks on two cores, and files that start servers and operator processes.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     reporters: ['default'],
   },
 });
