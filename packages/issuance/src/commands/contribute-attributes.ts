@@ -49,9 +49,12 @@ export async function runContribution(
   // Sealed before the unit of work, in the default mode (re-sealed inside for a session of another mode): the
   // session row stays locked, and the connection held, only for the statements.
   const sealed = await sealContribution(s.sealer, tenantId, contribution, 'TENANT_ENVELOPE', now);
-  return ctx.unitOfWork(async (sql) => {
+  // The command's event is staged by the statement that locks the session (the contribution's hot path keeps its
+  // round trips), and known committed once the unit has.
+  const audit = ctx.auditIntent();
+  const output = await s.platform.db.withTenant(tenantId, async (sql) => {
     await before?.(sql, now);
-    const locked = await sessionStore.lockForContribution(sql, correlationId, now, sealed);
+    const locked = await sessionStore.lockForContribution(sql, correlationId, now, sealed, audit.event);
     if (!locked) throw sessionNotFound();
     const { session } = locked;
     // The machine decides after the rows went in with the lock: a refusal throws, and the unit rolls them back.
@@ -68,4 +71,6 @@ export async function runContribution(
       accepted_connector_fields: new Set(contribution.connectorFields.map((f) => f.name)).size,
     };
   });
+  audit.committed();
+  return output;
 }
