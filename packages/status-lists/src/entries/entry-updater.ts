@@ -97,13 +97,14 @@ export class EntryUpdater {
           return { status: 'rejected', reason: error };
         }
       });
-      if (changed.size > 0) await writeChunks(sql, listId, changed, this.deps.clock.now());
       const staged: PendingAuditEvent[] = [];
       results.forEach((result, i) => {
         const audit = changes[i]!.audit;
         if (result.status === 'fulfilled' && audit) staged.push(audit);
       });
-      await stageAuditEvents(sql, staged);
+      // The events ride with the chunks' write; changes that set a status already held write no chunk.
+      if (changed.size > 0) await writeChunks(sql, listId, changed, this.deps.clock.now(), staged);
+      else await stageAuditEvents(sql, staged);
       return results;
     });
   }

@@ -207,13 +207,15 @@ export async function getChunks(
 
 /**
  * Writes whole chunks and moves the list's version once (so the next read signs again), in one statement. The
- * caller holds the list row (lockList), so no other writer changed these chunks since it read them.
+ * caller holds the list row (lockList), so no other writer changed these chunks since it read them. `audit`: the
+ * events of the changes written, staged by the same statement (issue 13 §7), at no extra round trip under the lock.
  */
 export async function writeChunks(
   sql: Sql,
   listId: string,
   chunks: ReadonlyMap<number, Uint8Array>,
   now: Date,
+  audit: readonly PendingAuditEvent[] = [],
 ): Promise<void> {
   const numbers = [...chunks.keys()];
   const hex = numbers.map((n) => Buffer.from(chunks.get(n)!).toString('hex'));
@@ -222,9 +224,10 @@ export async function writeChunks(
        INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
        SELECT $1, n, decode(h, 'hex') FROM unnest($2::int[], $3::text[]) AS c(n, h)
        ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = EXCLUDED.bytes
-       RETURNING 1)
+       RETURNING 1),
+     staged AS (${stageAuditEventsFrom('(SELECT e.value AS audit_event FROM jsonb_array_elements($5::text::jsonb) AS e(value))')})
      UPDATE status_lists SET version = version + 1, updated_at = $4 WHERE list_id = $1`,
-    [listId, numbers, hex, now],
+    [listId, numbers, hex, now, JSON.stringify(audit)],
   );
 }
 
