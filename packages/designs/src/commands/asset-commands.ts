@@ -43,8 +43,8 @@ export const uploadAsset = (s: DesignsServices) =>
       const { contentType, bytes } = checkAsset(input.assetType, input.contentType, input.bytes);
       const sha256 = createHash('sha256').update(bytes).digest('hex');
       const key = blobKey(input.designId, locale, input.assetType);
-      const stored = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
-        if (!(await designStore.get(sql, 'CREDENTIAL', input.designId))) return false;
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await designStore.get(sql, 'CREDENTIAL', input.designId))) throw designNotFound();
         await s.blobs.put({ tenantId: ctx.tenantId, sql }, key, bytes);
         await assetStore.put(
           sql,
@@ -59,9 +59,7 @@ export const uploadAsset = (s: DesignsServices) =>
           },
           s.clock.now(),
         );
-        return true;
       });
-      if (!stored) throw designNotFound();
       return {
         designId: input.designId,
         locale,

@@ -16,7 +16,7 @@ export const createDesign = (s: DesignsServices, info: KindInfo) =>
     async run(ctx, input) {
       const normalized = normalizeDesign(input);
       try {
-        const stored = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
+        const stored = await ctx.unitOfWork((sql) =>
           designStore.insert(sql, { id: randomUUID(), kind: info.kind, input: normalized, now: s.clock.now() }),
         );
         return stored.record;

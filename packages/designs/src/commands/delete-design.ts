@@ -14,11 +14,10 @@ export const deleteDesign = (s: DesignsServices, info: KindInfo) =>
     access: 'write',
     businessIds: (input) => ({ designId: input.designId }),
     async run(ctx, input) {
-      const deleted = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
-        if (!(await designStore.delete(sql, info.kind, input.designId))) return false;
+      // An absent design is refused inside the unit: nothing is staged for a command that answers 404.
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await designStore.delete(sql, info.kind, input.designId))) throw designNotFound();
         await s.blobs.deletePrefix({ tenantId: ctx.tenantId, sql }, `${input.designId}/`);
-        return true;
       });
-      if (!deleted) throw designNotFound();
     },
   });

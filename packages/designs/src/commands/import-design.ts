@@ -70,7 +70,7 @@ export const importDesign = (s: DesignsServices, info: KindInfo) =>
       const snapshotId = randomUUID();
       const now = s.clock.now();
       try {
-        const records = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        const records = await ctx.unitOfWork(async (sql) => {
           await snapshotStore.insert(
             sql,
             {

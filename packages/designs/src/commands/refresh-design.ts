@@ -23,7 +23,7 @@ export const refreshDesign = (s: DesignsServices, info: KindInfo) =>
       if (!stored) throw designNotFound();
       if (!stored.record.snapshotId)
         throw invalidRequest('The design was not imported: it has no source to refresh.', 'designId');
-      await refreshSnapshot(s, ctx.tenantId, stored.record.snapshotId);
+      await refreshSnapshot(s, ctx, stored.record.snapshotId);
       const current = await db.withTenantSession(ctx.tenantId, (sql) =>
         designStore.get(sql, info.kind, input.designId),
       );

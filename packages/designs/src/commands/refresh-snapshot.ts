@@ -27,7 +27,7 @@ export const refreshSnapshot = (s: DesignsServices) =>
       ...(output ? { status: output.status } : {}),
     }),
     async run(ctx, input) {
-      const result = await refresh(s, ctx.tenantId, input.snapshotId);
+      const result = await refresh(s, ctx, input.snapshotId);
       if (!result) throw new AppError('not_found', 'No such snapshot in this tenant.');
       const { snapshot } = result;
       return {

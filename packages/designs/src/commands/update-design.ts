@@ -18,16 +18,22 @@ export const updateDesign = (s: DesignsServices, info: KindInfo) =>
     businessIds: (input) => ({ designId: input.designId }),
     async run(ctx, input) {
       const normalized = normalizeDesign(input.design);
-      let stored;
       try {
-        stored = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          designStore.update(sql, { id: input.designId, kind: info.kind, input: normalized, now: s.clock.now() }),
-        );
+        // An absent design is refused inside the unit: nothing is staged for a command that answers 404.
+        const stored = await ctx.unitOfWork(async (sql) => {
+          const updated = await designStore.update(sql, {
+            id: input.designId,
+            kind: info.kind,
+            input: normalized,
+            now: s.clock.now(),
+          });
+          if (!updated) throw designNotFound();
+          return updated;
+        });
+        return stored.record;
       } catch (error) {
         if (isUniqueViolation(error)) throw bindingTaken();
         throw error;
       }
-      if (!stored) throw designNotFound();
-      return stored.record;
     },
   });

@@ -31,9 +31,7 @@ export const createRenderVariant = (s: DesignsServices) =>
     }),
     run: (ctx, input) =>
       withDesign(() =>
-        s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          variantStore.insert(sql, randomUUID(), normalizeVariant(input), s.clock.now()),
-        ),
+        ctx.unitOfWork((sql) => variantStore.insert(sql, randomUUID(), normalizeVariant(input), s.clock.now())),
       ),
   });
 
@@ -65,13 +63,13 @@ export const updateRenderVariant = (s: DesignsServices) =>
     businessIds: (input) => ({ variantId: input.variantId }),
     async run(ctx, input) {
       const normalized = normalizeVariant(input.variant);
-      const variant = await withDesign(() =>
-        s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          variantStore.update(sql, input.variantId, normalized, s.clock.now()),
-        ),
+      return withDesign(() =>
+        ctx.unitOfWork(async (sql) => {
+          const variant = await variantStore.update(sql, input.variantId, normalized, s.clock.now());
+          if (!variant) throw variantNotFound();
+          return variant;
+        }),
       );
-      if (!variant) throw variantNotFound();
-      return variant;
     },
   });
 
@@ -81,7 +79,8 @@ export const deleteRenderVariant = (s: DesignsServices) =>
     access: 'write',
     businessIds: (input) => ({ variantId: input.variantId }),
     async run(ctx, input) {
-      const deleted = await s.platform.db.withTenant(ctx.tenantId, (sql) => variantStore.delete(sql, input.variantId));
-      if (!deleted) throw variantNotFound();
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await variantStore.delete(sql, input.variantId))) throw variantNotFound();
+      });
     },
   });

@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@tessera/platform';
 import { normalizeDesign } from '../domain/normalize-design.js';
 import type { DesignDocument, DesignInput } from '../domain/records.js';
 import { MAPPERS } from '../mappers/index.js';
@@ -18,13 +19,15 @@ export interface SnapshotRefresh {
  * recorded). A new document: the snapshot is replaced and every design made from it is mapped again, each with its
  * own bindings (which pick its credential configuration), keeping its locked fields. A design whose configuration
  * left the source keeps its fields. Render variants are not touched by a refresh. Null when no such snapshot.
+ * Either write is the command's unit of work: it commits with the command's audit event (issue 13 §7).
  */
 export async function refreshSnapshot(
   s: DesignsServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   snapshotId: string,
 ): Promise<SnapshotRefresh | null> {
   const db = s.platform.db;
+  const { tenantId } = ctx;
   const snapshot = await db.withTenantSession(tenantId, (sql) => snapshotStore.get(sql, snapshotId));
   if (!snapshot) return null;
   const mapper = MAPPERS[snapshot.sourceType];
@@ -32,7 +35,7 @@ export async function refreshSnapshot(
   const validators = { etag: response.etag ?? null, lastModified: response.lastModified ?? null };
   const designIds = await db.withTenantSession(tenantId, (sql) => designStore.idsBySnapshot(sql, snapshotId));
   if (response.status === 304 || sha256Hex(response.body) === snapshot.sha256) {
-    await db.withTenant(tenantId, (sql) => snapshotStore.touch(sql, snapshotId, validators, s.clock.now()));
+    await ctx.unitOfWork((sql) => snapshotStore.touch(sql, snapshotId, validators, s.clock.now()));
     const current = await db.withTenantSession(tenantId, (sql) => snapshotStore.get(sql, snapshotId));
     return { snapshot: current ?? snapshot, status: 'UNCHANGED', designIds: designIds.map((d) => d.id) };
   }
@@ -55,7 +58,7 @@ export async function refreshSnapshot(
     updates.push({ id: ref.id, kind: ref.kind, input, document: normalizeDesign({ ...input, ...mapped.document }) });
   }
   const now = s.clock.now();
-  await db.withTenant(tenantId, async (sql) => {
+  await ctx.unitOfWork(async (sql) => {
     await snapshotStore.replace(
       sql,
       snapshotId,

@@ -37,7 +37,7 @@ export const advanceSession = (s: IssuanceServices) =>
     }),
     async run(ctx, input) {
       const now = s.clock.now();
-      return s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      return ctx.unitOfWork(async (sql) => {
         const session = await sessionStore.getLive(sql, input.correlationId, now, true);
         if (!session) throw sessionNotFound();
         let state = session.state;

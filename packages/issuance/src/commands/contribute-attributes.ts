@@ -1,4 +1,4 @@
-import { defineCommand, type Sql } from '@tessera/platform';
+import { defineCommand, type ExecutionContext, type Sql } from '@tessera/platform';
 import { flattenGroups, type ContributionGroup } from '../domain/contribution.js';
 import { sessionNotFound } from '../domain/errors.js';
 import type { IssuanceServices } from '../services.js';
@@ -28,25 +28,33 @@ export const contributeAttributes = (s: IssuanceServices) =>
       contributors: [...new Set(input.groups.map((g) => g.contributorId))].join(','),
       ...(output ? { attributes: String(output.accepted_attributes), status: output.status } : {}),
     }),
-    run: (ctx, input) => runContribution(s, ctx.tenantId, input.correlationId, flattenGroups(input.groups)),
+    run: (ctx, input) => runContribution(s, ctx, input.correlationId, flattenGroups(input.groups)),
   });
 
-/** The contribution itself, shared with the callback ingress (which pins the phase before flattening). */
+/**
+ * The contribution itself, shared with the callback ingress (which pins the phase before flattening) and the
+ * connector outcomes. It is the command's unit of work: the rows, the state and the audit event commit together
+ * (issue 13 §7), and a refusal rolls back all of them.
+ */
 export async function runContribution(
   s: IssuanceServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   correlationId: string,
   contribution: ReturnType<typeof flattenGroups>,
   /** Runs first in the same unit of work (the callback spends its token there: a refusal rolls it back). */
   before?: (sql: Sql, now: Date) => Promise<void>,
 ): Promise<ContributeOutput> {
+  const { tenantId } = ctx;
   const now = s.clock.now();
   // Sealed before the unit of work, in the default mode (re-sealed inside for a session of another mode): the
   // session row stays locked, and the connection held, only for the statements.
   const sealed = await sealContribution(s.sealer, tenantId, contribution, 'TENANT_ENVELOPE', now);
-  return s.platform.db.withTenant(tenantId, async (sql) => {
+  // The command's event is staged by the statement that locks the session (the contribution's hot path keeps its
+  // round trips), and known committed once the unit has.
+  const audit = ctx.auditIntent();
+  const output = await s.platform.db.withTenant(tenantId, async (sql) => {
     await before?.(sql, now);
-    const locked = await sessionStore.lockForContribution(sql, correlationId, now, sealed);
+    const locked = await sessionStore.lockForContribution(sql, correlationId, now, sealed, audit.event);
     if (!locked) throw sessionNotFound();
     const { session } = locked;
     // The machine decides after the rows went in with the lock: a refusal throws, and the unit rolls them back.
@@ -63,4 +71,6 @@ export async function runContribution(
       accepted_connector_fields: new Set(contribution.connectorFields.map((f) => f.name)).size,
     };
   });
+  audit.committed();
+  return output;
 }

@@ -44,7 +44,7 @@ export const contributeViaCallback = (s: IssuanceServices) =>
           });
       });
       const contribution = flattenGroups(input.groups, DEFERRED_PHASE);
-      return runContribution(s, ctx.tenantId, input.correlationId, contribution, async (sql, now) => {
+      return runContribution(s, ctx, input.correlationId, contribution, async (sql, now) => {
         if (!(await spentTokenStore.spend(sql, claims.jti, claims.correlationId, now, new Date(claims.exp * 1000))))
           throw invalidCallbackToken('The callback token has been used already.');
         // The invocation that answered 202 has now contributed (its delivery status, 001 §4.5).

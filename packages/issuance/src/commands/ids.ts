@@ -24,3 +24,5 @@ export const GET_SESSION = 'issuance.pipeline.get-session';
 export const RECORD_INVOCATION_OUTCOME = 'issuance.pipeline.record-invocation-outcome';
 /** GET /sessions/{correlationId}/invocations: the delivery status of the session's connector invocations. */
 export const LIST_INVOCATIONS = 'issuance.pipeline.list-invocations';
+/** The claim of the connector invocations an advance found awaited (connectors/connector-runner.ts). */
+export const CLAIM_INVOCATIONS = 'issuance.pipeline.claim-invocations';

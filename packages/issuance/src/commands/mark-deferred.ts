@@ -18,7 +18,7 @@ export const markDeferred = (s: IssuanceServices) =>
     }),
     async run(ctx, input) {
       let moved = false;
-      const view = await moveSession(s, ctx.tenantId, input.correlationId, (state) => {
+      const view = await moveSession(s, ctx, input.correlationId, (state) => {
         moved = state.status !== 'DEFERRED';
         return moved ? [{ type: 'DEFERRED' }] : [];
       });

@@ -18,7 +18,5 @@ export const markIssued = (s: IssuanceServices) =>
       ...(output ? { status: output.status } : {}),
     }),
     run: (ctx, input) =>
-      moveSession(s, ctx.tenantId, input.correlationId, (state) =>
-        state.status === 'ISSUED' ? [] : [{ type: 'ISSUED' }],
-      ),
+      moveSession(s, ctx, input.correlationId, (state) => (state.status === 'ISSUED' ? [] : [{ type: 'ISSUED' }])),
   });

@@ -1,3 +1,4 @@
+import type { ExecutionContext } from '@tessera/platform';
 import { conflict, sessionNotFound } from '../domain/errors.js';
 import { transition, type SessionEvent, type SessionState } from '../domain/session-machine.js';
 import type { IssuanceServices } from '../services.js';
@@ -6,16 +7,17 @@ import { sessionSummary, type SessionSummary } from './session-view.js';
 
 /**
  * Moves one locked live session by the events `plan` chooses for its current state (none: left as it is), each
- * through the state machine; a refused move is 409 and writes nothing. Shared by the port's commands.
+ * through the state machine; a refused move is 409 and writes nothing. Shared by the port's commands: the move is
+ * the command's unit of work, committed with its audit event (issue 13 §7).
  */
 export async function moveSession(
   s: IssuanceServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   correlationId: string,
   plan: (state: SessionState) => SessionEvent[],
 ): Promise<SessionSummary> {
   const now = s.clock.now();
-  return s.platform.db.withTenant(tenantId, async (sql) => {
+  return ctx.unitOfWork(async (sql) => {
     const session = await sessionStore.getLive(sql, correlationId, now, true);
     if (!session) throw sessionNotFound();
     let state = session.state;

@@ -48,10 +48,10 @@ export const recordInvocationOutcome = (s: IssuanceServices) =>
     }),
     async run(ctx, input) {
       const { outcome, invocationId, binding } = input;
+      // Each path is one unit of work with the command's audit event (issue 13 §7); a refused move rolls back and
+      // the invocation's own status is then kept by a unit of its own.
       const finish = (status: InvocationOutcomeOutput['invocation']) =>
-        s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          invocationStore.finish(sql, invocationId, status, outcome.delivery, s.clock.now()),
-        );
+        ctx.unitOfWork((sql) => invocationStore.finish(sql, invocationId, status, outcome.delivery, s.clock.now()));
       try {
         if (outcome.kind === 'accepted') {
           await finish('accepted');
@@ -59,14 +59,14 @@ export const recordInvocationOutcome = (s: IssuanceServices) =>
         }
         if (outcome.kind === 'answered') {
           const contribution = flattenGroups(outcome.groups, binding.phase);
-          const result = await runContribution(s, ctx.tenantId, input.correlationId, contribution, (sql, now) =>
+          const result = await runContribution(s, ctx, input.correlationId, contribution, (sql, now) =>
             invocationStore.finish(sql, invocationId, 'contributed', outcome.delivery, now),
           );
           return { invocation: 'contributed', status: result.status };
         }
         s.metrics.connectorFailures.inc({ connector: binding.connectorId, kind: outcome.failure });
         const now = s.clock.now();
-        const status = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
+        const status = await ctx.unitOfWork(async (sql) => {
           await invocationStore.finish(sql, invocationId, 'failed', outcome.delivery, now);
           const session = await sessionStore.getLive(sql, input.correlationId, now, true);
           if (!session) throw sessionNotFound();

@@ -20,7 +20,7 @@ export const recordNotification = (s: IssuanceServices) =>
     access: 'public',
     businessIds: (input) => ({ correlationId: input.correlationId, event: input.event }),
     run: (ctx, input) =>
-      moveSession(s, ctx.tenantId, input.correlationId, (state) =>
+      moveSession(s, ctx, input.correlationId, (state) =>
         phaseIndex(state.phase) < phaseIndex(RECEIPT) ? [{ type: 'ENTER_PHASE', phase: RECEIPT }] : [],
       ),
   });

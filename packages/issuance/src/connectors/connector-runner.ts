@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '@tessera/platform';
+import { claimInvocations } from '../commands/claim-invocations.js';
 import { recordInvocationOutcome } from '../commands/record-invocation-outcome.js';
 import type { SessionSummary } from '../commands/session-view.js';
 import { issueCallbackToken } from '../crypto/callback-token.js';
 import type { InvocationBinding } from '../domain/pipeline.js';
 import { PIPELINE_BASE_PATH } from '../http/base.js';
 import type { IssuanceServices } from '../services.js';
-import { bagStore } from '../storage/bag-store.js';
-import { invocationStore } from '../storage/invocation-store.js';
-import { sessionStore } from '../storage/session-store.js';
 import { callConnector } from './call-connector.js';
 import { ConnectorRegistry } from './connector-registry.js';
 
@@ -24,15 +21,18 @@ interface Prepared {
  * the database (a second replica advancing the same session at once sends nothing twice), its request carries the
  * session's correlation id, the phase, the binding's input connector fields (opened from the bag; only those) and
  * a callback URL with a fresh capability token. Synchronous bindings are awaited up to `syncWaitWindowMs`, the
- * rest run on; every outcome is applied by an audited command (commands/record-invocation-outcome.ts).
+ * rest run on. The claims and every outcome are audited commands (commands/claim-invocations.ts,
+ * commands/record-invocation-outcome.ts), each committed with its event.
  */
 export class ConnectorRunner {
   private readonly inflight = new Set<Promise<void>>();
   private readonly registry: ConnectorRegistry;
+  private readonly claim: ReturnType<typeof claimInvocations>;
   private readonly outcome: ReturnType<typeof recordInvocationOutcome>;
 
   constructor(private readonly s: IssuanceServices) {
     this.registry = new ConnectorRegistry(s.config.connectors);
+    this.claim = claimInvocations(s);
     this.outcome = recordInvocationOutcome(s);
   }
 
@@ -67,30 +67,14 @@ export class ConnectorRunner {
   ): Promise<Prepared[]> {
     const { s } = this;
     const now = s.clock.now();
-    const claimed = await s.platform.db.withTenant(tenantId, async (sql) => {
-      const session = await sessionStore.getLive(sql, correlationId, now);
-      if (!session) return [];
-      const ids = await invocationStore.claim(
-        sql,
-        session.id,
+    const claimed = await s.bus.execute(
+      this.claim,
+      this.context(tenantId, correlationId, 'issuance:connector-runner'),
+      {
+        correlationId,
         awaiting,
-        awaiting.map(() => randomUUID()),
-        now,
-        new Date(now.getTime() - s.config.connectorCalls.invocationLeaseMs),
-      );
-      const out: { invocationId: string; binding: InvocationBinding; fields: Record<string, string> }[] = [];
-      for (const binding of awaiting) {
-        const invocationId = ids.get(`${binding.connectorId}\u0000${binding.phase}`);
-        if (!invocationId) continue;
-        const fields: Record<string, string> = {};
-        for (const f of await bagStore.connectorFields(sql, session.id, binding.inputConnectorFields)) {
-          const cell = { tenantId, table: 'issuance_session_connector_fields' as const, rowId: f.id };
-          fields[f.name] = (await s.sealer.open(session.encryptionMode, cell, f.value, sql)) as string;
-        }
-        out.push({ invocationId, binding, fields });
-      }
-      return out;
-    });
+      },
+    );
     const prepared: Prepared[] = [];
     for (const { invocationId, binding, fields } of claimed) {
       const { token, claims } = await issueCallbackToken(
@@ -119,6 +103,25 @@ export class ConnectorRunner {
     return prepared;
   }
 
+  /** The pipeline's own context: the audit's correlation id is the session's, the principal the runner or a connector. */
+  private context(tenantId: string, correlationId: string, principalId: string): CommandContext {
+    return {
+      tenantId,
+      principal: {
+        id: principalId,
+        kind: 'service',
+        tenantId,
+        roles: [],
+        scopes: [],
+        clientId: null,
+        issuer: null,
+      },
+      correlationId,
+      trace: null,
+      log: this.s.platform.logger,
+    };
+  }
+
   private async run(tenantId: string, session: SessionSummary, p: Prepared): Promise<void> {
     const { s } = this;
     const correlationId = session.correlation_id;
@@ -129,22 +132,7 @@ export class ConnectorRunner {
         binding: p.binding,
         body: p.body,
       });
-      const ctx: CommandContext = {
-        tenantId,
-        principal: {
-          id: `connector:${p.binding.connectorId}`,
-          kind: 'service',
-          tenantId,
-          roles: [],
-          scopes: [],
-          clientId: null,
-          issuer: null,
-        },
-        correlationId,
-        trace: null,
-        log: s.platform.logger,
-      };
-      await s.bus.execute(this.outcome, ctx, {
+      await s.bus.execute(this.outcome, this.context(tenantId, correlationId, `connector:${p.binding.connectorId}`), {
         correlationId,
         invocationId: p.invocationId,
         binding: p.binding,

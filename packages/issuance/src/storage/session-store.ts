@@ -1,4 +1,4 @@
-import type { Sql } from '@tessera/platform';
+import { stageAuditEventsFrom, type PendingAuditEvent, type Sql } from '@tessera/platform';
 import type { PipelineConfiguration } from '../domain/pipeline.js';
 import type { SessionState } from '../domain/session-machine.js';
 import type { EncryptionMode } from '../domain/encryption-mode.js';
@@ -106,13 +106,15 @@ export const sessionStore = {
    * the session's mode: `written`). The caller reads what completeness needs in a statement of its own, after the
    * lock (a statement that waited for the lock still reads with the snapshot it began with, which misses what the
    * unit that held the lock wrote), then moves the state through the machine; a refusal rolls the unit back, rows
-   * included.
+   * included. `audit`: the command's event, staged by the same statement when the session is there (issue 13 §7:
+   * it commits or rolls back with the unit, at no extra round trip while the session row is locked).
    */
   async lockForContribution(
     sql: Sql,
     correlationId: string,
     now: Date,
     sealed: { mode: EncryptionMode; attributes: readonly StoredAttribute[]; fields: readonly StoredConnectorField[] },
+    audit: PendingAuditEvent | null = null,
   ): Promise<{ session: SessionRow; written: boolean } | null> {
     const result = await sql.query<Row>(
       `WITH s AS (
@@ -126,9 +128,16 @@ export const sessionStore = {
          SELECT s.id, ${FIELD_VALUES} FROM s, jsonb_to_recordset($5::jsonb) AS ${FIELD_RECORD}
           WHERE s.encryption_mode = $3
          ${FIELD_CONFLICT}
-       )
+       ), staged AS (${stageAuditEventsFrom('(SELECT $6::text::jsonb AS audit_event FROM s)')})
        SELECT * FROM s`,
-      [correlationId, now, sealed.mode, attributeRecordset(sealed.attributes), connectorFieldRecordset(sealed.fields)],
+      [
+        correlationId,
+        now,
+        sealed.mode,
+        attributeRecordset(sealed.attributes),
+        connectorFieldRecordset(sealed.fields),
+        audit === null ? null : JSON.stringify(audit),
+      ],
     );
     const row = result.rows[0];
     if (!row) return null;

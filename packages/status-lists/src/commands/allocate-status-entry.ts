@@ -19,7 +19,10 @@ export const allocateStatusEntry = (s: StatusListServices) =>
       ...(output ? { index: String(output.index) } : {}),
     }),
     async run(ctx, { listId }) {
-      const { list, index } = await s.allocator.allocate(ctx.tenantId, listId);
+      // Staged by the statement that reserves the entry (issue 13 §7): the counter and the event commit together.
+      const audit = ctx.auditIntent();
+      const { list, index } = await s.allocator.allocate(ctx.tenantId, listId, audit.event);
+      audit.committed();
       return entryShape(list, index, s.uriOf(ctx.tenantId, list.listId));
     },
   });

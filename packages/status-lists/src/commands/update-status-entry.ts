@@ -33,7 +33,10 @@ export const updateStatusEntry = (s: StatusListServices) =>
       ...(input.reason ? { reason: input.reason } : {}),
     }),
     async run(ctx, { listId, index, status }) {
-      const { list, old, value } = await s.updater.update(ctx.tenantId, { listId, index, status });
+      // Staged in the transaction that applies the change (issue 13 §7): the status and its event commit together.
+      const audit = ctx.auditIntent();
+      const { list, old, value } = await s.updater.update(ctx.tenantId, { listId, index, status, audit: audit.event });
+      audit.committed();
       return {
         ...entryStatus(s, ctx.tenantId, list, index, value),
         previous: { status: statusNameOf(old, list), value: old },

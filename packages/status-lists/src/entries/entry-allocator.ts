@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, TenantBatcher, type Clock, type Database } from '@tessera/platform';
+import { AppError, TenantBatcher, type Clock, type Database, type PendingAuditEvent } from '@tessera/platform';
 import { listNotFound } from '../domain/errors.js';
 import { IndexPermutation } from '../domain/index-permutation.js';
 import { rolloverListId } from '../domain/list-definition.js';
@@ -14,72 +14,98 @@ import { insertRollover, reserveCounters, type StoredList } from '../storage/lis
  * The index of allocation number n is the list's permutation of n: random-looking, never repeated. A full list rolls
  * over: the next list of the series, same configuration, is created (once, whichever replica gets there first)
  * and the rest of the batch continues there.
+ *
+ * Each allocation may carry its command's audit event, prepared for staging: the statement that reserves the
+ * allocation stages it (storage/list-rows.ts reserveCounters), so that the counter and the event commit together
+ * (issue 13 §7). An allocation answers an error only when no statement reserved it: a failure after some rounds
+ * fails the rest of the batch, not the allocations already made.
  */
 export interface Allocation {
   list: StoredList;
   index: number;
 }
 
+interface AllocationRequest {
+  listId: string;
+  audit: PendingAuditEvent | null;
+}
+
 /** Rounds per batch: each either reserves or rolls over; more means the series fills faster than it grows. */
 const MAX_ROUNDS = 16;
 
 export class EntryAllocator {
-  private readonly batcher: TenantBatcher<string, Allocation>;
+  private readonly batcher: TenantBatcher<AllocationRequest, Allocation>;
 
   constructor(private readonly deps: { db: Database; clock: Clock; onRollover?: (from: string, to: string) => void }) {
-    this.batcher = new TenantBatcher((tenantId, listIds) => this.allocateBatch(tenantId, listIds), {
+    this.batcher = new TenantBatcher((tenantId, requests) => this.allocateBatch(tenantId, requests), {
       maxBatchSize: 256,
     });
   }
 
-  allocate(tenantId: string, listId: string): Promise<Allocation> {
-    return this.batcher.load(tenantId, listId);
+  /** `audit`: the command's event, staged with the allocation (the command then knows it committed with it). */
+  allocate(tenantId: string, listId: string, audit: PendingAuditEvent | null = null): Promise<Allocation> {
+    return this.batcher.load(tenantId, { listId, audit });
   }
 
   private async allocateBatch(
     tenantId: string,
-    listIds: readonly string[],
+    requests: readonly AllocationRequest[],
   ): Promise<PromiseSettledResult<Allocation>[]> {
-    const results: PromiseSettledResult<Allocation>[] = new Array(listIds.length);
+    const results: PromiseSettledResult<Allocation>[] = new Array(requests.length);
     const byList = new Map<string, number[]>();
-    listIds.forEach((listId, position) => byList.set(listId, [...(byList.get(listId) ?? []), position]));
+    requests.forEach(({ listId }, position) => byList.set(listId, [...(byList.get(listId) ?? []), position]));
     await Promise.all(
       [...byList].map(async ([listId, positions]) => {
-        try {
-          const allocations = await this.allocateMany(tenantId, listId, positions.length);
-          positions.forEach((position, i) => (results[position] = { status: 'fulfilled', value: allocations[i]! }));
-        } catch (error) {
-          for (const position of positions) results[position] = { status: 'rejected', reason: error };
-        }
+        const settled = await this.allocateMany(
+          tenantId,
+          listId,
+          positions.map((p) => requests[p]!.audit),
+        );
+        positions.forEach((position, i) => (results[position] = settled[i]!));
       }),
     );
     return results;
   }
 
-  private async allocateMany(tenantId: string, listId: string, wanted: number): Promise<Allocation[]> {
+  /** One settled result per audit slot, in order: those reserved first are fulfilled, the rest fail together. */
+  private async allocateMany(
+    tenantId: string,
+    listId: string,
+    audit: readonly (PendingAuditEvent | null)[],
+  ): Promise<PromiseSettledResult<Allocation>[]> {
     const { db, clock } = this.deps;
-    const allocations: Allocation[] = [];
-    for (let round = 0; round < MAX_ROUNDS && allocations.length < wanted; round++) {
-      const result = await db.withTenantSession(tenantId, (sql) =>
-        reserveCounters(sql, listId, wanted - allocations.length),
-      );
-      if (result.kind === 'missing') throw listNotFound();
-      if (result.kind === 'retry') continue;
-      if (result.kind === 'reserved') {
-        const permutation = IndexPermutation.of(result.list.permutationKey, result.list.length);
-        for (let n = result.first; n < result.first + result.count; n++) {
-          allocations.push({ list: result.list, index: permutation.forward(n) });
+    const wanted = audit.length;
+    const settled: PromiseSettledResult<Allocation>[] = [];
+    let failure: unknown = new AppError(
+      'conflict',
+      'The status list series is being filled faster than it rolls over; retry.',
+    );
+    try {
+      for (let round = 0; round < MAX_ROUNDS && settled.length < wanted; round++) {
+        const result = await db.withTenantSession(tenantId, (sql) =>
+          reserveCounters(sql, listId, wanted - settled.length, audit.slice(settled.length)),
+        );
+        if (result.kind === 'missing') {
+          failure = listNotFound();
+          break;
         }
-        continue;
+        if (result.kind === 'retry') continue;
+        if (result.kind === 'reserved') {
+          const permutation = IndexPermutation.of(result.list.permutationKey, result.list.length);
+          for (let n = result.first; n < result.first + result.count; n++) {
+            settled.push({ status: 'fulfilled', value: { list: result.list, index: permutation.forward(n) } });
+          }
+          continue;
+        }
+        const full = result.list;
+        const next = { listId: rolloverListId(full.seriesId, full.generation + 1), permutationKey: randomBytes(32) };
+        await db.withTenantSession(tenantId, (sql) => insertRollover(sql, full, next, clock.now()));
+        this.deps.onRollover?.(full.listId, next.listId);
       }
-      const full = result.list;
-      const next = { listId: rolloverListId(full.seriesId, full.generation + 1), permutationKey: randomBytes(32) };
-      await db.withTenantSession(tenantId, (sql) => insertRollover(sql, full, next, clock.now()));
-      this.deps.onRollover?.(full.listId, next.listId);
+    } catch (error) {
+      failure = error;
     }
-    if (allocations.length < wanted) {
-      throw new AppError('conflict', 'The status list series is being filled faster than it rolls over; retry.');
-    }
-    return allocations;
+    while (settled.length < wanted) settled.push({ status: 'rejected', reason: failure });
+    return settled;
   }
 }

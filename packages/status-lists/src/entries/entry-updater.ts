@@ -1,4 +1,4 @@
-import { TenantBatcher, type Clock, type Database } from '@tessera/platform';
+import { stageAuditEvents, TenantBatcher, type Clock, type Database, type PendingAuditEvent } from '@tessera/platform';
 import { finalStatus, listNotFound } from '../domain/errors.js';
 import { byteWithStatus, statusInByte, statusPosition } from '../domain/status-bits.js';
 import { isFinalStatus, statusValueOf, type StatusInput } from '../domain/status-values.js';
@@ -11,11 +11,16 @@ import { checkAllocated } from './allocated.js';
  * (per tenant, while a transaction is in flight) and each list's share applied in one transaction, in arrival
  * order: one lock, one read of the chunks concerned, one write, one version step, one commit. Each change is
  * checked on its own (allocated index, value fits, revocation final) and fails alone.
+ *
+ * A change may carry its command's audit event, prepared for staging: the events of the changes that were applied
+ * are staged in the same transaction, so that a status and its event commit together (issue 13 §7); a change that
+ * fails alone stages nothing, and when the transaction fails every change of it fails with nothing written.
  */
 export interface StatusChange {
   listId: string;
   index: number;
   status: StatusInput;
+  audit?: PendingAuditEvent | null;
 }
 
 export interface AppliedChange {
@@ -92,7 +97,14 @@ export class EntryUpdater {
           return { status: 'rejected', reason: error };
         }
       });
-      if (changed.size > 0) await writeChunks(sql, listId, changed, this.deps.clock.now());
+      const staged: PendingAuditEvent[] = [];
+      results.forEach((result, i) => {
+        const audit = changes[i]!.audit;
+        if (result.status === 'fulfilled' && audit) staged.push(audit);
+      });
+      // The events ride with the chunks' write; changes that set a status already held write no chunk.
+      if (changed.size > 0) await writeChunks(sql, listId, changed, this.deps.clock.now(), staged);
+      else await stageAuditEvents(sql, staged);
       return results;
     });
   }

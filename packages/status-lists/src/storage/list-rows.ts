@@ -1,4 +1,4 @@
-import type { Sql } from '@tessera/platform';
+import { stageAuditEventsFrom, type PendingAuditEvent, type Sql } from '@tessera/platform';
 import type { ListConfiguration, ListType, StatusPurpose } from '../domain/list-definition.js';
 import type { StatusBits } from '../domain/status-bits.js';
 
@@ -124,18 +124,34 @@ export type AllocationResult =
  * Reserves up to `wanted` allocations in the newest list of the series that `listId` belongs to, in one statement:
  * the row is locked (FOR UPDATE reads its latest committed counter) and the counter moves past the reserved range,
  * so concurrent callers on every connection and replica get disjoint ranges, and never past the list's length.
+ *
+ * `audit` holds the audit event of each wanted allocation, in order (or null: nothing to stage for it). The same
+ * statement stages the events of the allocations it reserved, the first `count` of them (issue 13 §7: a counter
+ * never moves without its events, and an allocation the statement did not make stages nothing).
  */
-export async function reserveCounters(sql: Sql, listId: string, wanted: number): Promise<AllocationResult> {
+export async function reserveCounters(
+  sql: Sql,
+  listId: string,
+  wanted: number,
+  audit: readonly (PendingAuditEvent | null)[] = [],
+): Promise<AllocationResult> {
   const updated = await sql.query<ListRow & { first: number }>(
     `WITH open AS (
        SELECT o.list_id, o.allocated AS first FROM status_lists o
         WHERE o.series_id = (SELECT s.series_id FROM status_lists s WHERE s.list_id = $1)
         ORDER BY o.generation DESC LIMIT 1
-          FOR UPDATE)
-     UPDATE status_lists l SET allocated = LEAST(l.length, open.first + $2)
-       FROM open WHERE l.list_id = open.list_id AND open.first < l.length
-     RETURNING ${COLUMNS}, open.first`,
-    [listId, wanted],
+          FOR UPDATE),
+     reserved AS (
+       UPDATE status_lists l SET allocated = LEAST(l.length, open.first + $2)
+         FROM open WHERE l.list_id = open.list_id AND open.first < l.length
+       RETURNING ${COLUMNS}, open.first),
+     audit AS (
+       SELECT NULLIF(e.value, 'null'::jsonb) AS audit_event
+         FROM reserved r, jsonb_array_elements($3::text::jsonb) WITH ORDINALITY AS e(value, n)
+        WHERE e.n <= r.allocated - r.first),
+     staged AS (${stageAuditEventsFrom('audit')})
+     SELECT * FROM reserved`,
+    [listId, wanted, JSON.stringify(audit)],
   );
   const row = updated.rows[0];
   if (row) {
@@ -191,13 +207,15 @@ export async function getChunks(
 
 /**
  * Writes whole chunks and moves the list's version once (so the next read signs again), in one statement. The
- * caller holds the list row (lockList), so no other writer changed these chunks since it read them.
+ * caller holds the list row (lockList), so no other writer changed these chunks since it read them. `audit`: the
+ * events of the changes written, staged by the same statement (issue 13 §7), at no extra round trip under the lock.
  */
 export async function writeChunks(
   sql: Sql,
   listId: string,
   chunks: ReadonlyMap<number, Uint8Array>,
   now: Date,
+  audit: readonly PendingAuditEvent[] = [],
 ): Promise<void> {
   const numbers = [...chunks.keys()];
   const hex = numbers.map((n) => Buffer.from(chunks.get(n)!).toString('hex'));
@@ -206,9 +224,10 @@ export async function writeChunks(
        INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
        SELECT $1, n, decode(h, 'hex') FROM unnest($2::int[], $3::text[]) AS c(n, h)
        ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = EXCLUDED.bytes
-       RETURNING 1)
+       RETURNING 1),
+     staged AS (${stageAuditEventsFrom('(SELECT e.value AS audit_event FROM jsonb_array_elements($5::text::jsonb) AS e(value))')})
      UPDATE status_lists SET version = version + 1, updated_at = $4 WHERE list_id = $1`,
-    [listId, numbers, hex, now],
+    [listId, numbers, hex, now, JSON.stringify(audit)],
   );
 }
 
