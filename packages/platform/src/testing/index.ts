@@ -9,3 +9,4 @@ export * from './round-robin-proxy.js';
 export * from './http-client.js';
 export * from './free-port.js';
 export * from './chromium-binary.js';
+export * from './refuse-staging.js';
