@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandBus, createLogger, Metrics, RolePolicy, type CommandContext, type Principal } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import { exportSharedHmacKeyCommand, EXPORT_SHARED_HMAC_KEY } from '../src/commands/export-shared-hmac-key.js';
 import { resumeKeyMigration } from '../src/commands/resume-key-migration.js';
 import { rollbackKeyMigration } from '../src/commands/rollback-key-migration.js';
@@ -107,5 +107,46 @@ describe.each(DATABASE_KINDS)('key commands through the command bus (%s)', (kind
     expect(exportEvent).toMatchObject({ businessIds: { which: 'current', hmacVersion: '3' } });
     expect(JSON.stringify(audit.events)).not.toContain(exported.key);
     expect(lines.join('')).not.toContain(exported.key);
+  });
+
+  it('changes nothing when a transition’s event cannot be staged: no migration opens, none rolls back', async () => {
+    await seed(h, 'tenant-a', 2);
+    const runner = newRunner(h, { audit, batchSize: 2 });
+    const admin = context(['platform-admin']);
+    const migrations = () => h.superuser('SELECT id, status, finished_at FROM key_migrations ORDER BY id');
+    const lifecycle = () => audit.events.filter((e) => e.type.startsWith('identity.key_migration.')).length;
+    const refusedWhile = async (fn: () => Promise<unknown>) => {
+      const allow = await refuseAuditStaging(h.t.db);
+      try {
+        await expect(fn()).rejects.toMatchObject({ code: 'service_unavailable' });
+      } finally {
+        await allow();
+      }
+    };
+
+    const before = await migrations();
+    const events = lifecycle();
+    await refusedWhile(() => bus.execute(startKeyMigration(runner), admin, {}));
+    expect(await migrations()).toEqual(before);
+    expect(lifecycle()).toBe(events);
+
+    const stop = new AbortController();
+    stop.abort();
+    const open = await bus.execute(startKeyMigration(runner), admin, { signal: stop.signal });
+    expect(open.status).toBe('IN_PROGRESS');
+    const opened = await migrations();
+    await refusedWhile(() => bus.execute(rollbackKeyMigration(runner), admin, {}));
+    expect(await migrations()).toEqual(opened);
+    expect(
+      audit.events.filter((e) => e.type === KEY_MIGRATION_EVENTS.rolledBack && e.businessIds?.migrationId === open.id),
+    ).toEqual([]);
+
+    expect(await bus.execute(rollbackKeyMigration(runner), admin, {})).toMatchObject({
+      id: open.id,
+      status: 'ROLLED_BACK',
+    });
+    expect(
+      audit.events.filter((e) => e.type === KEY_MIGRATION_EVENTS.rolledBack && e.businessIds?.migrationId === open.id),
+    ).toHaveLength(1);
   });
 });

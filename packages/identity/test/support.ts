@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import {
   ManualClock,
   Metrics,
@@ -7,7 +7,9 @@ import {
   withSymmetricKeysMigration,
   type AuditEventInput,
   type AuditLog,
+  type AuditStaging,
   type Migration,
+  type PendingAuditEvent,
   type MigrationTarget,
   type Sql,
 } from '@tessera/platform';
@@ -22,11 +24,29 @@ export const testMigrations: Migration[] = [...withSymmetricKeysMigration(platfo
 export const START = new Date('2030-01-01T00:00:00.000Z');
 export const SERVICE_CLAIM = 'service_id';
 
-/** An audit log that keeps what it is given. */
-export class RecordingAudit implements AuditLog {
+/**
+ * An audit log that keeps what it is given to chain (a staged event once its unit of work committed); what it
+ * prepares for staging goes to the real `audit_pending` table, where a test can make staging fail.
+ */
+export class RecordingAudit implements AuditLog, AuditStaging {
   readonly events: AuditEventInput[] = [];
   async append(event: AuditEventInput): Promise<void> {
     this.events.push(event);
+  }
+  prepare(input: AuditEventInput): PendingAuditEvent {
+    return {
+      tenantId: input.tenantId,
+      eventId: input.eventId ?? randomUUID(),
+      occurredAt: (input.occurredAt ?? new Date()).toISOString(),
+      type: input.type,
+      commandId: input.commandId ?? null,
+      principalId: input.principalId ?? null,
+      result: input.result,
+      correlationId: input.correlationId ?? null,
+      traceId: input.traceId ?? null,
+      businessIds: { ...(input.businessIds ?? {}) } as Record<string, string>,
+      details: { ...(input.details ?? {}) },
+    };
   }
   types(tenantId: string): string[] {
     return this.events.filter((e) => e.tenantId === tenantId).map((e) => e.type);

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import {
   AppError,
   isAppError,
+  StagedAuditEvents,
   type AuditLog,
+  type AuditStaging,
   type Clock,
   type Database,
   type KeyManager,
   type Logger,
+  type Sql,
 } from '@tessera/platform';
 import { identityDekAlias, identityHmacAlias } from '../domain/key-aliases.js';
 import { assertTransition, type KeyMigrationRecord, type KeyVersions } from '../domain/key-migration.js';
@@ -31,12 +34,7 @@ import {
   promoteNextForms,
   writeNextForms,
 } from '../storage/rekey-rows.js';
-import {
-  appendMigrationEvent,
-  KEY_MIGRATION_EVENTS,
-  type AuditContext,
-  type KeyMigrationEvent,
-} from './migration-audit.js';
+import { KEY_MIGRATION_EVENTS, migrationEvent, type AuditContext, type KeyMigrationEvent } from './migration-audit.js';
 import { rekeyBatch } from './rekey-batch.js';
 
 export const DEFAULT_MIGRATION_BATCH_SIZE = 500;
@@ -46,7 +44,8 @@ const MAX_ERROR_LENGTH = 500;
 export interface KeyMigrationRunnerOptions {
   db: Database;
   keys: KeyManager;
-  audit: AuditLog;
+  /** Each transition's event is staged in the transition's transaction, then chained (issue 13 §7). */
+  audit: AuditLog & AuditStaging;
   clock: Clock;
   serviceClaim: string;
   /** Identities per batch, each batch in its own transaction (`identity.migration.batchSize`). */
@@ -100,7 +99,7 @@ export class KeyMigrationRunner {
       };
       let state: MigrationState;
       try {
-        state = await this.options.db.withTenant(tenantId, async (sql) => {
+        state = await this.transition(tenantId, KEY_MIGRATION_EVENTS.started, run, async (sql) => {
           await lockKeyContextExclusive(sql, tenantId);
           const context = await readKeyContext(sql);
           if ((await openMigration(sql)) || !context || !sameVersions(context.current, from)) throw alreadyOpen();
@@ -108,10 +107,10 @@ export class KeyMigrationRunner {
           return insertMigration(sql, { id: randomUUID(), from, to, batchSize: this.batchSize, now });
         });
       } catch (error) {
+        // Nothing committed (the migration nor its event): the new versions go back to retired.
         await this.retire(tenantId, to).catch(() => undefined);
         throw error;
       }
-      await this.event(KEY_MIGRATION_EVENTS.started, state.record, run);
       this.options.logger?.info({ migration_id: state.record.id }, 'key migration started');
       return this.drive(tenantId, state, run);
     });
@@ -120,7 +119,7 @@ export class KeyMigrationRunner {
   /** Continues the open migration from its cursor (after a crash, an abort or a failure). */
   resume(tenantId: string, run: RunOptions = {}): Promise<KeyMigrationRecord> {
     return this.exclusive(tenantId, async () => {
-      const state = await this.options.db.withTenant(tenantId, async (sql) => {
+      const state = await this.transition(tenantId, KEY_MIGRATION_EVENTS.resumed, run, async (sql) => {
         const open = await openMigration(sql, { lock: true });
         if (!open) throw noOpenMigration();
         if (open.record.status === 'IN_PROGRESS') return open;
@@ -128,7 +127,6 @@ export class KeyMigrationRunner {
         const resumed = await setMigrationStatus(sql, open.record.id, 'IN_PROGRESS', { now: this.options.clock.now() });
         return { record: resumed!.record, cursor: open.cursor };
       });
-      await this.event(KEY_MIGRATION_EVENTS.resumed, state.record, run);
       return this.drive(tenantId, state, run);
     });
   }
@@ -139,7 +137,7 @@ export class KeyMigrationRunner {
    */
   rollback(tenantId: string, run: RunOptions = {}): Promise<KeyMigrationRecord> {
     return this.exclusive(tenantId, async () => {
-      const state = await this.options.db.withTenant(tenantId, async (sql) => {
+      const state = await this.transition(tenantId, KEY_MIGRATION_EVENTS.rolledBack, run, async (sql) => {
         await lockKeyContextExclusive(sql, tenantId);
         const open = await openMigration(sql, { lock: true });
         if (!open) throw noOpenMigration();
@@ -152,7 +150,6 @@ export class KeyMigrationRunner {
         });
         return rolledBack!;
       });
-      await this.event(KEY_MIGRATION_EVENTS.rolledBack, state.record, run);
       this.options.logger?.info({ migration_id: state.record.id }, 'key migration rolled back');
       // The key manager follows: old versions active, new ones retired. Should this fail, the next start re-syncs
       // it, and meanwhile nothing reads the key manager's "active" flag for these aliases.
@@ -212,7 +209,7 @@ export class KeyMigrationRunner {
     if (incomplete > 0)
       return this.fail(tenantId, state, `incomplete: ${incomplete} records remain under the old keys`, run);
     await this.activate(tenantId, state.record.to);
-    const done = await this.options.db.withTenant(tenantId, async (sql) => {
+    const done = await this.transition(tenantId, KEY_MIGRATION_EVENTS.completed, run, async (sql) => {
       await lockKeyContextExclusive(sql, tenantId);
       if ((await countIncomplete(sql)) > 0) return null;
       await promoteNextForms(sql, state.record.from.hmac);
@@ -223,7 +220,6 @@ export class KeyMigrationRunner {
       return completed;
     });
     if (!done) return this.fail(tenantId, state, 'incomplete: records remain under the old keys', run);
-    await this.event(KEY_MIGRATION_EVENTS.completed, done.record, run);
     this.options.logger?.info({ migration_id: done.record.id }, 'key migration completed');
     return done.record;
   }
@@ -236,11 +232,10 @@ export class KeyMigrationRunner {
     run: RunOptions,
   ): Promise<KeyMigrationRecord> {
     try {
-      const failed = await this.options.db.withTenant(tenantId, (sql) =>
+      const failed = await this.transition(tenantId, KEY_MIGRATION_EVENTS.failed, run, (sql) =>
         setMigrationStatus(sql, state.record.id, 'FAILED', { now: this.options.clock.now(), error }),
       );
       if (!failed) return state.record;
-      await this.event(KEY_MIGRATION_EVENTS.failed, failed.record, run);
       this.options.logger?.warn({ migration_id: state.record.id, reason: error }, 'key migration failed');
       return failed.record;
     } catch {
@@ -258,8 +253,24 @@ export class KeyMigrationRunner {
     await this.options.keys.retireSymmetricVersion(identityHmacAlias(tenantId), versions.hmac);
   }
 
-  private event(type: KeyMigrationEvent, record: KeyMigrationRecord, run: RunOptions): Promise<void> {
-    return appendMigrationEvent(this.options.audit, type, record, run);
+  /**
+   * A transition in one transaction of the tenant with its event staged in it: the two commit together, or neither
+   * (issue 13 §7); the event is chained once committed. `fn` answers null when it changed nothing (no event).
+   */
+  private async transition<R extends { record: KeyMigrationRecord } | null>(
+    tenantId: string,
+    type: KeyMigrationEvent,
+    run: RunOptions,
+    fn: (sql: Sql) => Promise<R>,
+  ): Promise<R> {
+    const events = new StagedAuditEvents(this.options.audit);
+    const state = await this.options.db.withTenant(tenantId, async (sql) => {
+      const changed = await fn(sql);
+      if (changed !== null) await events.stage(sql, migrationEvent(type, changed.record, run));
+      return changed;
+    });
+    await events.chain();
+    return state;
   }
 
   /** One runner per tenant across replicas (a session advisory lock), so that no batch is ever run twice. */

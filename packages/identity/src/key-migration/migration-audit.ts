@@ -1,4 +1,4 @@
-import type { AuditLog, AuditResult } from '@tessera/platform';
+import type { AuditEventInput, AuditResult } from '@tessera/platform';
 import type { KeyMigrationRecord } from '../domain/key-migration.js';
 
 /** Audit event types of the key migration (000 §6: "key migrations also record audit events"; types not shown). */
@@ -18,15 +18,17 @@ export interface AuditContext {
   commandId?: string | undefined;
 }
 
-/** One event per transition: the migration id, key versions and counters; never a record's content or id. */
-export function appendMigrationEvent(
-  audit: AuditLog,
+/**
+ * One event per transition: the migration id, key versions and counters; never a record's content or id. The runner
+ * stages it in the transaction of the transition, so that the two commit together (issue 13 §7).
+ */
+export function migrationEvent(
   type: KeyMigrationEvent,
   record: KeyMigrationRecord,
   context: AuditContext,
-): Promise<void> {
+): AuditEventInput {
   const result: AuditResult = type === KEY_MIGRATION_EVENTS.failed ? 'failure' : 'success';
-  return audit.append({
+  return {
     tenantId: record.tenantId,
     type,
     commandId: context.commandId,
@@ -48,5 +50,5 @@ export function appendMigrationEvent(
       recordsPurged: record.recordsPurged,
       ...(record.error === null ? {} : { error: record.error }),
     },
-  });
+  };
 }

@@ -5,15 +5,15 @@ import { bindingStore } from '../storage/binding-store.js';
 import type { BindingKey } from './get-application-binding.js';
 
 /** DELETE /identities/{identityId}/applications/{applicationId} (001 §4.4: "remove"): 204, or 404 when absent. */
-export const deleteApplicationBinding = (s: PartiesServices) =>
+export const deleteApplicationBinding = (_s: PartiesServices) =>
   defineCommand<BindingKey, void>({
     id: 'party.identity-applications.delete',
     access: 'write',
     businessIds: (input) => ({ ...input }),
     async run(ctx, { identityId, applicationId }) {
-      const removed = await s.db.withTenantSession(ctx.tenantId, (sql) =>
-        bindingStore.remove(sql, identityId, applicationId),
-      );
-      if (!removed) throw partyNotFound('binding of this identity to this application');
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await bindingStore.remove(sql, identityId, applicationId)))
+          throw partyNotFound('binding of this identity to this application');
+      });
     },
   });

@@ -10,9 +10,8 @@ export const deleteRelationship = (s: PartiesServices) =>
     access: 'write',
     businessIds: (input) => ({ relationshipId: input.id }),
     async run(ctx, { id }) {
-      const deleted = await s.db.withTenantSession(ctx.tenantId, (sql) =>
-        relationshipStore.softDelete(sql, id, s.clock.now()),
-      );
-      if (!deleted) throw partyNotFound('relationship');
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await relationshipStore.softDelete(sql, id, s.clock.now()))) throw partyNotFound('relationship');
+      });
     },
   });

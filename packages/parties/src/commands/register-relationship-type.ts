@@ -15,9 +15,7 @@ export const registerRelationshipType = (s: PartiesServices) =>
     async run(ctx, { code, description }) {
       if (isSeededRelationshipType(code)) throw duplicate('This relationship type is in the catalog already.', 'code');
       try {
-        await s.db.withTenantSession(ctx.tenantId, (sql) =>
-          relationshipStore.registerType(sql, code, description ?? null, s.clock.now()),
-        );
+        await ctx.unitOfWork((sql) => relationshipStore.registerType(sql, code, description ?? null, s.clock.now()));
       } catch (error) {
         throw nameDuplicate(error);
       }

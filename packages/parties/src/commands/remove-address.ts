@@ -4,15 +4,14 @@ import type { PartiesServices } from '../services.js';
 import { addressStore } from '../storage/address-store.js';
 
 /** DELETE /parties/{id}/addresses/electronic|physical/{addressId} (paths "not shown": README.md): 204, or 404. */
-export const removeAddress = (s: PartiesServices, kind: 'electronic' | 'physical') =>
+export const removeAddress = (_s: PartiesServices, kind: 'electronic' | 'physical') =>
   defineCommand<{ partyId: string; addressId: string }, void>({
     id: `party.addresses.remove-${kind}`,
     access: 'write',
     businessIds: (input) => ({ partyId: input.partyId, addressId: input.addressId }),
     async run(ctx, { partyId, addressId }) {
-      const removed = await s.db.withTenantSession(ctx.tenantId, (sql) =>
-        addressStore.remove(sql, kind, partyId, addressId),
-      );
-      if (!removed) throw partyNotFound('address');
+      await ctx.unitOfWork(async (sql) => {
+        if (!(await addressStore.remove(sql, kind, partyId, addressId))) throw partyNotFound('address');
+      });
     },
   });

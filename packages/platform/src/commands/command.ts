@@ -49,6 +49,19 @@ export interface ExecutionContext extends CommandContext {
 }
 
 /**
+ * Runs writes in one transaction of a tenant. A service whose writes a command makes takes one, so that the writes
+ * join the command's unit of work (`unitFor(ctx)`) and commit with its audit event; a caller outside the command bus
+ * (a job, a test) gives a plain transaction of the tenant.
+ */
+export type WriteUnit = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>;
+
+/** The command's unit of work as a WriteUnit, to hand to the service that makes its writes. */
+export const unitFor =
+  (ctx: ExecutionContext): WriteUnit =>
+  (fn) =>
+    ctx.unitOfWork(fn);
+
+/**
  * One use case. Its id is its policy action and its audit command id (001 §5), e.g. `party-rest.persons.create`.
  * Commands are defined in `src/commands/<verb-noun>.ts` of each context.
  */

@@ -4,6 +4,7 @@ import type { JWK } from 'jose';
 import { auditKeyAlias, AUDIT_SIGNING_ALGORITHM } from '../audit/audit-store.js';
 import type { AuditEvent } from '../audit/audit-log.js';
 import type { Principal } from '../auth/principal.js';
+import type { WriteUnit } from '../commands/command.js';
 import { AppError } from '../errors/index.js';
 import { signJwt } from '../keys/sign-jwt.js';
 import { updateDestinationUrl } from '../outbound/storage/destination-store.js';
@@ -149,17 +150,22 @@ export class EventForwardingService {
     tenantId: string,
     principal: Principal | null,
     input: { endpointUrl: string; eventsRequested: readonly string[]; description?: string | undefined },
+    unit: WriteUnit = this.transactionOf(tenantId),
   ): Promise<StreamConfiguration> {
     const audience = principal?.clientId ?? principal?.id;
     if (!audience) throw new AppError('unauthenticated', 'A stream belongs to an authenticated receiver.');
-    const stream = await this.createStreamRow(tenantId, {
-      url: input.endpointUrl,
-      field: 'delivery.endpoint_url',
-      format: 'set',
-      audience: [audience],
-      eventsRequested: [...new Set(input.eventsRequested)],
-      description: input.description ?? null,
-    });
+    const { stream } = await this.createStreamWithSecret(
+      tenantId,
+      {
+        url: input.endpointUrl,
+        field: 'delivery.endpoint_url',
+        format: 'set',
+        audience: [audience],
+        eventsRequested: [...new Set(input.eventsRequested)],
+        description: input.description ?? null,
+      },
+      unit,
+    );
     return this.configurationOf(stream);
   }
 
@@ -179,27 +185,35 @@ export class EventForwardingService {
       eventsRequested?: readonly string[] | undefined;
       description?: string | undefined;
     },
+    unit: WriteUnit = this.transactionOf(tenantId),
   ): Promise<StreamConfiguration> {
-    const [stream] = await this.readStreamRows(tenantId, SSF_FORMATS, streamId);
+    await this.readStreamRows(tenantId, SSF_FORMATS, streamId);
+    // The URL check resolves the host: before the unit opens, so the transaction holds no lookup.
     if (change.endpointUrl !== undefined)
       await this.outbound.assertDestinationUrl(change.endpointUrl, 'delivery.endpoint_url');
-    await this.platform.db.withTenant(tenantId, async (sql) => {
-      if (change.endpointUrl !== undefined) await updateDestinationUrl(sql, stream!.destinationId, change.endpointUrl);
+    const updated = await unit(async (sql) => {
+      // Read again in the unit: a stream deleted since the check above is not found, and nothing is written.
+      const [stream] = await store.listStreams(sql, SSF_FORMATS, streamId);
+      if (!stream) throw new AppError('not_found', 'No such stream.');
+      if (change.endpointUrl !== undefined) await updateDestinationUrl(sql, stream.destinationId, change.endpointUrl);
       await store.updateStream(sql, streamId, {
         eventsRequested: change.eventsRequested ? [...new Set(change.eventsRequested)] : undefined,
         description: change.description,
         now: this.platform.clock.now(),
       });
+      return (await store.listStreams(sql, SSF_FORMATS, streamId))[0]!;
     });
-    const [updated] = await this.readStreamRows(tenantId, SSF_FORMATS, streamId);
-    return this.configurationOf(updated!);
+    return this.configurationOf(updated);
   }
 
-  async deleteStream(tenantId: string, streamId: string): Promise<void> {
-    const deleted = await this.platform.db.withTenant(tenantId, (sql) =>
-      store.deleteStream(sql, streamId, SSF_FORMATS),
-    );
-    if (!deleted) throw new AppError('not_found', 'No such stream.');
+  async deleteStream(
+    tenantId: string,
+    streamId: string,
+    unit: WriteUnit = this.transactionOf(tenantId),
+  ): Promise<void> {
+    await unit(async (sql) => {
+      if (!(await store.deleteStream(sql, streamId, SSF_FORMATS))) throw new AppError('not_found', 'No such stream.');
+    });
   }
 
   /** SSF 1.0 §8.1.2 stream status. */
@@ -220,20 +234,34 @@ export class EventForwardingService {
     streamId: string,
     status: StreamStatus,
     reason?: string,
+    unit: WriteUnit = this.transactionOf(tenantId),
   ): Promise<{ stream_id: string; status: StreamStatus; reason?: string }> {
-    const found = await this.platform.db.withTenant(tenantId, (sql) =>
-      store.updateStream(sql, streamId, { status: { status, reason: reason ?? null }, now: this.platform.clock.now() }),
-    );
-    if (!found) throw new AppError('not_found', 'No such stream.');
+    const stream = await unit(async (sql) => {
+      // Only an SSF stream has a status to set here: a forwarder (SSF_FORMATS excludes it) is not found.
+      if ((await store.listStreams(sql, SSF_FORMATS, streamId)).length === 0)
+        throw new AppError('not_found', 'No such stream.');
+      const now = this.platform.clock.now();
+      await store.updateStream(sql, streamId, { status: { status, reason: reason ?? null }, now });
+      return (await store.listStreams(sql, SSF_FORMATS, streamId))[0]!;
+    });
     if (status === 'enabled') this.poke();
-    return this.readStatus(tenantId, streamId);
+    return {
+      stream_id: stream.id,
+      status: stream.status,
+      ...(stream.statusReason === null ? {} : { reason: stream.statusReason }),
+    };
   }
 
   /**
    * SSF 1.0 §8.1.4: a verification event to the stream's receiver, with the receiver's `state` echoed. It goes
    * through the outbox like every SET (delivered after this call answers).
    */
-  async verifyStream(tenantId: string, streamId: string, state: string | undefined): Promise<void> {
+  async verifyStream(
+    tenantId: string,
+    streamId: string,
+    state: string | undefined,
+    unit: WriteUnit = this.transactionOf(tenantId),
+  ): Promise<void> {
     const [stream] = await this.readStreamRows(tenantId, SSF_FORMATS, streamId);
     await this.ensureKey(tenantId);
     const now = this.platform.clock.now();
@@ -251,7 +279,8 @@ export class EventForwardingService {
       },
       { typ: SET_TYPE },
     );
-    await this.platform.db.withPlatform((sql) =>
+    // Signed before the unit opens (the key manager cannot join a transaction); only the outbox row is written in it.
+    await unit((sql) =>
       insertOwnedDeliveries(
         sql,
         tenantId,
@@ -276,15 +305,20 @@ export class EventForwardingService {
   async createForwarder(
     tenantId: string,
     input: { url: string; format: ForwarderFormat; eventTypes?: readonly string[] | undefined },
+    unit: WriteUnit = this.transactionOf(tenantId),
   ): Promise<{ forwarder: Forwarder; secret: string }> {
-    const { stream, secret } = await this.createStreamWithSecret(tenantId, {
-      url: input.url,
-      field: 'url',
-      format: input.format,
-      audience: [],
-      eventsRequested: [...new Set(input.eventTypes ?? [])],
-      description: null,
-    });
+    const { stream, secret } = await this.createStreamWithSecret(
+      tenantId,
+      {
+        url: input.url,
+        field: 'url',
+        format: input.format,
+        audience: [],
+        eventsRequested: [...new Set(input.eventTypes ?? [])],
+        description: null,
+      },
+      unit,
+    );
     return { forwarder: toForwarder(stream), secret };
   }
 
@@ -292,11 +326,11 @@ export class EventForwardingService {
     return (await this.readStreamRows(tenantId, FORWARDER_FORMATS)).map(toForwarder);
   }
 
-  async deleteForwarder(tenantId: string, id: string): Promise<void> {
-    const deleted = await this.platform.db.withTenant(tenantId, (sql) =>
-      store.deleteStream(sql, id, FORWARDER_FORMATS),
-    );
-    if (!deleted) throw new AppError('not_found', 'No such event forwarder.');
+  async deleteForwarder(tenantId: string, id: string, unit: WriteUnit = this.transactionOf(tenantId)): Promise<void> {
+    await unit(async (sql) => {
+      if (!(await store.deleteStream(sql, id, FORWARDER_FORMATS)))
+        throw new AppError('not_found', 'No such event forwarder.');
+    });
   }
 
   // --- Streams, shared ------------------------------------------------------------------------------------------
@@ -311,16 +345,15 @@ export class EventForwardingService {
     return rows;
   }
 
-  private async createStreamRow(
-    tenantId: string,
-    input: Parameters<EventForwardingService['createStreamWithSecret']>[1],
-  ): Promise<EventStream> {
-    return (await this.createStreamWithSecret(tenantId, input)).stream;
+  /** A transaction of the tenant: the unit of a write made outside the command bus. */
+  private transactionOf(tenantId: string): WriteUnit {
+    return (fn) => this.platform.db.withTenant(tenantId, fn);
   }
 
   /**
    * The stream's outbox destination (URL checked against the SSRF rules, circuit breaker, signing secret), then
-   * the stream. Two units of work: a destination whose stream failed to be written is removed again.
+   * the stream, in one unit: the URL check (a DNS lookup) comes before it, so no destination is left without its
+   * stream and a command's audit event commits with both.
    */
   private async createStreamWithSecret(
     tenantId: string,
@@ -332,32 +365,28 @@ export class EventForwardingService {
       eventsRequested: readonly string[];
       description: string | null;
     },
+    unit: WriteUnit,
   ): Promise<{ stream: EventStream; secret: string }> {
     await this.outbound.assertDestinationUrl(input.url, input.field);
-    const { destination, secret } = await this.outbound.createDestination(tenantId, {
-      url: input.url,
-      protocol: input.format === 'set' ? 'set-push' : isSyslogTlsUrl(input.url) ? 'syslog-tls' : 'standard-webhooks',
-      managedBy: STREAM_DESTINATION_OWNER,
-    });
     const id = randomUUID();
-    try {
-      await this.platform.db.withTenant(tenantId, (sql) =>
-        store.insertStream(sql, {
-          id,
-          destinationId: destination.id,
-          format: input.format,
-          audience: input.audience,
-          eventsRequested: input.eventsRequested,
-          description: input.description,
-          now: this.platform.clock.now(),
-        }),
-      );
-    } catch (error) {
-      await this.outbound.deleteDestination(tenantId, destination.id).catch(() => undefined);
-      throw error;
-    }
-    const [stream] = await this.readStreamRows(tenantId, [input.format], id);
-    return { stream: stream!, secret };
+    return unit(async (sql) => {
+      const { destination, secret } = await this.outbound.insertDestination(sql, tenantId, {
+        url: input.url,
+        protocol: input.format === 'set' ? 'set-push' : isSyslogTlsUrl(input.url) ? 'syslog-tls' : 'standard-webhooks',
+        managedBy: STREAM_DESTINATION_OWNER,
+      });
+      await store.insertStream(sql, {
+        id,
+        destinationId: destination.id,
+        format: input.format,
+        audience: input.audience,
+        eventsRequested: input.eventsRequested,
+        description: input.description,
+        now: this.platform.clock.now(),
+      });
+      const [stream] = await store.listStreams(sql, [input.format], id);
+      return { stream: stream!, secret };
+    });
   }
 
   private configurationOf(s: EventStream): StreamConfiguration {

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AppError } from '../errors/index.js';
 import { JsonSealer, rowAad } from '../keys/json-sealer.js';
+import type { WriteUnit } from '../commands/command.js';
+import type { Sql } from '../db/database.js';
 import type { Platform } from '../platform.js';
 import type { Delivery, DeliveryStatus, Destination, DestinationProtocol } from './domain/delivery.js';
 import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domain/options.js';
@@ -26,6 +28,16 @@ import { SET_ERROR_BODY_BYTES, setErrorCode } from './domain/set-push.js';
 import { pollRounds } from '../jobs/poll-rounds.js';
 
 const TABLE = 'webhook_destinations';
+
+export interface NewDestination {
+  url: string;
+  eventTypes?: readonly string[];
+  enabled?: boolean;
+  /** Default `standard-webhooks`. */
+  protocol?: DestinationProtocol;
+  /** A service that writes this destination's deliveries itself (event-forwarding/); `enqueue` skips it. */
+  managedBy?: string;
+}
 
 /**
  * Outbound delivery as a platform service (001 §6 webhooks): the destination registry, the status reads and the
@@ -53,44 +65,42 @@ export class OutboundService {
     this.syslog = new SyslogTlsSender(this.options);
   }
 
-  /** Registers a destination; answers it with its `whsec_` secret, shown this once. */
+  /**
+   * Registers a destination; answers it with its `whsec_` secret, shown this once. The URL is checked (the SSRF
+   * rules resolve its host) before `unit` opens, so the transaction holds no lookup; by default `unit` is a
+   * transaction of its own, a command gives its unit of work so that the row commits with its audit event.
+   */
   async createDestination(
     tenantId: string,
-    input: {
-      url: string;
-      eventTypes?: readonly string[];
-      enabled?: boolean;
-      /** Default `standard-webhooks`. */
-      protocol?: DestinationProtocol;
-      /** A service that writes this destination's deliveries itself (event-forwarding/); `enqueue` skips it. */
-      managedBy?: string;
-    },
+    input: NewDestination,
+    unit: WriteUnit = (fn) => this.platform.db.withTenant(tenantId, fn),
   ): Promise<{ destination: Destination; secret: string }> {
-    // A syslog URL takes the syslog protocol and nothing else does: a webhook is never written to a syslog port.
-    if (isSyslogTlsUrl(input.url) !== (input.protocol === 'syslog-tls'))
-      throw new AppError('invalid_request', 'The destination URL does not fit the destination protocol.', {
-        field: 'url',
-      });
-    try {
-      await assertPublicDestination(input.url, this.options);
-    } catch (error) {
-      if (error instanceof DestinationRefused)
-        throw new AppError('invalid_request', `The destination URL is refused: ${error.message}.`, { field: 'url' });
-      throw error;
-    }
+    assertProtocolFits(input);
+    await this.assertDestinationUrl(input.url);
+    return unit((sql) => this.insertDestination(sql, tenantId, input));
+  }
+
+  /**
+   * Writes a destination in the caller's transaction `sql` of the tenant; the caller has checked its URL
+   * (`assertDestinationUrl`). For a service that writes a destination together with its own rows (event-forwarding/).
+   */
+  async insertDestination(
+    sql: Sql,
+    tenantId: string,
+    input: NewDestination,
+  ): Promise<{ destination: Destination; secret: string }> {
+    assertProtocolFits(input);
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    const destination = await this.platform.db.withTenant(tenantId, async (sql) =>
-      destinations.insertDestination(sql, {
-        id,
-        url: input.url,
-        sealedSecret: await this.sealer.sealJson(secret, rowAad(TABLE, tenantId, id, 'sealed_secret'), sql),
-        enabled: input.enabled ?? true,
-        eventTypes: [...new Set(input.eventTypes ?? [])],
-        ...(input.protocol ? { protocol: input.protocol } : {}),
-        ...(input.managedBy ? { managedBy: input.managedBy } : {}),
-      }),
-    );
+    const destination = await destinations.insertDestination(sql, {
+      id,
+      url: input.url,
+      sealedSecret: await this.sealer.sealJson(secret, rowAad(TABLE, tenantId, id, 'sealed_secret'), sql),
+      enabled: input.enabled ?? true,
+      eventTypes: [...new Set(input.eventTypes ?? [])],
+      ...(input.protocol ? { protocol: input.protocol } : {}),
+      ...(input.managedBy ? { managedBy: input.managedBy } : {}),
+    });
     return { destination, secret };
   }
 
@@ -114,9 +124,16 @@ export class OutboundService {
     this.wake?.();
   }
 
-  async deleteDestination(tenantId: string, id: string): Promise<void> {
-    const deleted = await this.platform.db.withTenant(tenantId, (sql) => destinations.deleteDestination(sql, id));
-    if (!deleted) throw new AppError('not_found', 'No such webhook destination.');
+  /** Removes a destination in `unit` (see createDestination); 404, with nothing written, when there is none. */
+  async deleteDestination(
+    tenantId: string,
+    id: string,
+    unit: WriteUnit = (fn) => this.platform.db.withTenant(tenantId, fn),
+  ): Promise<void> {
+    await unit(async (sql) => {
+      if (!(await destinations.deleteDestination(sql, id)))
+        throw new AppError('not_found', 'No such webhook destination.');
+    });
     this.secrets.delete(`${tenantId}/${id}`);
   }
 
@@ -283,4 +300,12 @@ export function outboundService(platform: Platform, options: Partial<OutboundOpt
     services.set(platform, service);
   }
   return service;
+}
+
+/** A syslog URL takes the syslog protocol and nothing else does: a webhook is never written to a syslog port. */
+function assertProtocolFits(input: NewDestination): void {
+  if (isSyslogTlsUrl(input.url) !== (input.protocol === 'syslog-tls'))
+    throw new AppError('invalid_request', 'The destination URL does not fit the destination protocol.', {
+      field: 'url',
+    });
 }

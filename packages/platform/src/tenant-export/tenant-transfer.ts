@@ -1,3 +1,4 @@
+import type { WriteUnit } from '../commands/command.js';
 import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import { AppError, invalidRequest, isAppError } from '../errors/index.js';
@@ -112,7 +113,16 @@ export class TenantTransfer {
    * Recreates the document's stored sections in the tenant, which must hold none of them yet (409 otherwise), in
    * one transaction with the tenant registration; sections with their own units follow once it has committed.
    */
-  async importTenant(tenantId: string, doc: TenantExportDocument): Promise<TenantImportReport> {
+  /**
+   * Imports `doc` into the (empty) tenant. The stored sections are written in `unit` (by default a transaction of
+   * the tenant; the import command gives its unit of work, so that they commit with its audit event); the sections
+   * that write through other services (`afterCommit`: the key manager, URL checks that resolve hosts) follow it.
+   */
+  async importTenant(
+    tenantId: string,
+    doc: TenantExportDocument,
+    unit: WriteUnit = (fn) => this.platform.db.withTenant(tenantId, fn),
+  ): Promise<TenantImportReport> {
     const exporters = tenantExporters(this.platform);
     const report: TenantImportReport = {
       tenantId,
@@ -136,7 +146,7 @@ export class TenantTransfer {
       report.notImported.push({ section: e.section, reason: 'reference only: recreate it in the target' });
     const stored = present.filter((e) => e.origin === 'stored' && (e.write || e.afterCommit));
 
-    await this.writeStored(tenantId, async (sql) => {
+    await this.writeStored(unit, async (sql) => {
       // Serialises imports into one tenant: the second finds the first's rows and is refused.
       const locked = await sql.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
       if (locked.rowCount === 0) throw new AppError('not_found', 'The tenant does not exist.');
@@ -172,9 +182,9 @@ export class TenantTransfer {
    * binding to a design it does not contain, the same id twice, a value a column cannot hold): that is a bad
    * document, answered 400, not a server error; nothing of it is written.
    */
-  private async writeStored(tenantId: string, fn: (sql: Sql) => Promise<void>): Promise<void> {
+  private async writeStored(unit: WriteUnit, fn: (sql: Sql) => Promise<void>): Promise<void> {
     try {
-      await this.platform.db.withTenant(tenantId, fn);
+      await unit(fn);
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && /^2[23]/.test(code) && !isAppError(error))

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { ForwarderFormat } from '../domain/stream.js';
 import type { EventForwardingService, Forwarder } from '../event-forwarding-service.js';
 
@@ -17,5 +17,5 @@ export const createForwarder = (service: EventForwardingService) =>
     id: CREATE_FORWARDER,
     access: 'write',
     businessIds: (_input, output): Record<string, string> => (output ? { forwarderId: output.forwarder.id } : {}),
-    run: (ctx, input) => service.createForwarder(ctx.tenantId, input),
+    run: (ctx, input) => service.createForwarder(ctx.tenantId, input, unitFor(ctx)),
   });

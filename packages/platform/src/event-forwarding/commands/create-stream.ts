@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { EventForwardingService, StreamConfiguration } from '../event-forwarding-service.js';
 
 export const CREATE_STREAM = 'platform.ssf.create-stream';
@@ -16,5 +16,5 @@ export const createStream = (service: EventForwardingService) =>
     id: CREATE_STREAM,
     access: 'write',
     businessIds: (_input, output): Record<string, string> => (output ? { streamId: output.stream_id } : {}),
-    run: (ctx, input) => service.createStream(ctx.tenantId, ctx.principal, input),
+    run: (ctx, input) => service.createStream(ctx.tenantId, ctx.principal, input, unitFor(ctx)),
   });

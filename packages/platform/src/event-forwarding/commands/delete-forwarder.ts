@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { EventForwardingService } from '../event-forwarding-service.js';
 
 export const DELETE_FORWARDER = 'platform.event-forwarders.delete';
@@ -9,5 +9,5 @@ export const deleteForwarder = (service: EventForwardingService) =>
     id: DELETE_FORWARDER,
     access: 'write',
     businessIds: (input): Record<string, string> => ({ forwarderId: input.forwarderId }),
-    run: (ctx, input) => service.deleteForwarder(ctx.tenantId, input.forwarderId),
+    run: (ctx, input) => service.deleteForwarder(ctx.tenantId, input.forwarderId, unitFor(ctx)),
   });

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { EventForwardingService } from '../event-forwarding-service.js';
 import { streamIds } from './stream-ids.js';
 
@@ -10,5 +10,5 @@ export const deleteStream = (service: EventForwardingService) =>
     id: DELETE_STREAM,
     access: 'write',
     businessIds: streamIds,
-    run: (ctx, input) => service.deleteStream(ctx.tenantId, input.streamId),
+    run: (ctx, input) => service.deleteStream(ctx.tenantId, input.streamId, unitFor(ctx)),
   });

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { StreamStatus } from '../domain/stream.js';
 import type { EventForwardingService } from '../event-forwarding-service.js';
 import { streamIds } from './stream-ids.js';
@@ -14,5 +14,5 @@ export const updateStreamStatus = (service: EventForwardingService) =>
     id: UPDATE_STREAM_STATUS,
     access: 'write',
     businessIds: streamIds,
-    run: (ctx, input) => service.updateStatus(ctx.tenantId, input.streamId, input.status, input.reason),
+    run: (ctx, input) => service.updateStatus(ctx.tenantId, input.streamId, input.status, input.reason, unitFor(ctx)),
   });

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { EventForwardingService, StreamConfiguration } from '../event-forwarding-service.js';
 import { streamIds } from './stream-ids.js';
 
@@ -18,5 +18,5 @@ export const updateStream = (service: EventForwardingService) =>
     id: UPDATE_STREAM,
     access: 'write',
     businessIds: streamIds,
-    run: (ctx, { streamId, ...change }) => service.updateStream(ctx.tenantId, streamId, change),
+    run: (ctx, { streamId, ...change }) => service.updateStream(ctx.tenantId, streamId, change, unitFor(ctx)),
   });

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { Destination } from '../domain/delivery.js';
 import type { OutboundService } from '../outbound-service.js';
 
@@ -16,5 +16,5 @@ export const createDestination = (service: OutboundService) =>
     id: CREATE_DESTINATION,
     access: 'write',
     businessIds: (_input, output): Record<string, string> => (output ? { destinationId: output.destination.id } : {}),
-    run: (ctx, input) => service.createDestination(ctx.tenantId, input),
+    run: (ctx, input) => service.createDestination(ctx.tenantId, input, unitFor(ctx)),
   });

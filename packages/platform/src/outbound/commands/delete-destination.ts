@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { OutboundService } from '../outbound-service.js';
 
 export const DELETE_DESTINATION = 'platform.webhooks.delete-destination';
@@ -9,5 +9,5 @@ export const deleteDestination = (service: OutboundService) =>
     id: DELETE_DESTINATION,
     access: 'write',
     businessIds: (input) => ({ destinationId: input.destinationId }),
-    run: (ctx, input) => service.deleteDestination(ctx.tenantId, input.destinationId),
+    run: (ctx, input) => service.deleteDestination(ctx.tenantId, input.destinationId, unitFor(ctx)),
   });

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../commands/command.js';
+import { defineCommand, unitFor } from '../../commands/command.js';
 import type { TenantExportDocument } from '../document.js';
 import type { TenantImportReport, TenantTransfer } from '../tenant-transfer.js';
 
@@ -13,5 +13,5 @@ export const importTenant = (transfer: TenantTransfer) =>
     id: IMPORT_TENANT,
     access: 'admin',
     businessIds: (input): Record<string, string> => ({ sourceTenantId: input.sourceTenantId }),
-    run: (ctx, doc) => transfer.importTenant(ctx.tenantId, doc),
+    run: (ctx, doc) => transfer.importTenant(ctx.tenantId, doc, unitFor(ctx)),
   });
