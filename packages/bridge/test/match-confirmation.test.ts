@@ -9,6 +9,7 @@ import {
   type TestIssuer,
   type TestWallet,
 } from '@tessera/test-wallet';
+import { refuseStaging } from './support/refuse-staging.js';
 import { bearer, buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
 import { bridgeConfigFor, holderKeyOf, PERSON, sessionCalls, type SessionCalls } from './support/wallet-flow.js';
 
@@ -198,6 +199,56 @@ describe.each(DATABASE_KINDS)('match confirmation (%s)', (kind) => {
     expect(mine.find((e) => e.type === 'match_confirmation_required')?.details).toMatchObject({ candidates: 2 });
     const auditText = JSON.stringify(mine);
     for (const secret of ['mc-several', 'grace.h@', 'g.hopper@', 'Hopper']) expect(auditText).not.toContain(secret);
+  });
+
+  it('the ask, the confirmation and the decline commit with their events; a refused event changes nothing', async () => {
+    const db = bed.t.platform.db;
+    const eventsOf = async (sessionId: string) =>
+      (await bed.t.platform.audit.query({ tenantId: 'demo', limit: 1000 })).events
+        .filter((e) => e.businessIds.sessionId === sessionId)
+        .map((e) => e.type);
+    const identityId = await identityWith({ service_id: 'mc-atomic' });
+    const wallet = await walletWith({ ...PERSON, service_id: 'mc-atomic', eduperson_principal_name: 'at@uni.example' });
+    const sessionId = await verifiedSession(wallet);
+
+    let lift = await refuseStaging(db, { type: 'match_confirmation_required' });
+    expect((await calls.complete(sessionId)).statusCode).toBe(503);
+    await lift();
+    expect((await calls.status(sessionId)).body.status).toBe('VERIFIED');
+    expect((await calls.complete(sessionId)).body.matchConfirmationRequired).toBe(true);
+
+    lift = await refuseStaging(db, { type: 'match_confirmed' });
+    expect((await submit(sessionId, { confirmed: true })).statusCode).toBe(503);
+    await lift();
+    expect((await calls.status(sessionId)).body.status).toBe('MATCH_CONFIRMATION_REQUIRED');
+    expect(await boundIdentityOf(wallet)).toBeNull();
+    expect((await submit(sessionId, { confirmed: true })).body.reconciliationStatus).toBe('COMPLETED');
+    expect(await boundIdentityOf(wallet)).toBe(identityId);
+    expect(await eventsOf(sessionId)).toEqual(
+      expect.arrayContaining([
+        'match_confirmation_required',
+        'binding_created',
+        'match_confirmed',
+        'session_completed',
+      ]),
+    );
+
+    // The decline: refused, the session still awaits the holder's answer; then IDV_REQUIRED with match_declined.
+    await identityWith({ service_id: 'mc-atomic-2' });
+    const other = await walletWith({
+      ...PERSON,
+      service_id: 'mc-atomic-2',
+      eduperson_principal_name: 'a2@uni.example',
+    });
+    const declined = await verifiedSession(other);
+    expect((await calls.complete(declined)).body.matchConfirmationRequired).toBe(true);
+    lift = await refuseStaging(db, { type: 'match_declined' });
+    expect((await submit(declined, { confirmed: false })).statusCode).toBe(503);
+    await lift();
+    expect((await calls.status(declined)).body.status).toBe('MATCH_CONFIRMATION_REQUIRED');
+    expect((await submit(declined, { confirmed: false })).body.reconciliationStatus).toBe('ERROR');
+    expect((await calls.status(declined)).body.status).toBe('IDV_REQUIRED');
+    expect(await eventsOf(declined)).toContain('match_declined');
   });
 
   it('one uncertain match: confirmed without selectedMatchId binds it', async () => {

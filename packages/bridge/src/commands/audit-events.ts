@@ -6,13 +6,14 @@ import type { PresentationSession } from '../domain/session.js';
  * The bridge's own audit events (000 §6), correlated by the user flow (the oauthSessionId, else the session id),
  * never with personal data: ids, check names and reason texts that name what failed, not what was presented.
  */
-export async function auditSessionFailed(
+/** A session that ended in ERROR or EXPIRED (`session_failed`), to stage in the unit of work of that move. */
+export function sessionFailedEvent(
   services: BridgeServices,
   tenantId: string,
   session: PresentationSession,
   failure: { check: string; reason: string },
-): Promise<void> {
-  await services.platform.audit.append({
+): AuditEventInput {
+  return {
     tenantId,
     type: 'session_failed',
     result: 'failure',
@@ -20,18 +21,18 @@ export async function auditSessionFailed(
     businessIds: { sessionId: session.id },
     details: { check: failure.check, reason: failure.reason, queryId: session.queryId },
     occurredAt: services.clock.now(),
-  });
+  };
 }
 
 /** A response refused while the session stays open for another one (README "Rejected responses"). */
-export async function auditResponseRejected(
+export function responseRejectedEvent(
   services: BridgeServices,
   tenantId: string,
   session: PresentationSession,
   failure: { check: string; reason: string },
   rejectedResponses: number,
-): Promise<void> {
-  await services.platform.audit.append({
+): AuditEventInput {
+  return {
     tenantId,
     type: 'response_rejected',
     result: 'failure',
@@ -39,7 +40,7 @@ export async function auditResponseRejected(
     businessIds: { sessionId: session.id },
     details: { check: failure.check, reason: failure.reason, queryId: session.queryId, rejectedResponses },
     occurredAt: services.clock.now(),
-  });
+  };
 }
 
 export type SessionEventType =
@@ -50,7 +51,7 @@ export type SessionEventType =
   | 'match_confirmed'
   | 'match_declined';
 
-/** The event of a session step, to append, or to stage in the step's unit of work (StagedAuditEvents). */
+/** The event of a session step, to stage in the step's unit of work (StagedAuditEvents). */
 export function sessionEvent(
   services: BridgeServices,
   tenantId: string,
@@ -67,14 +68,4 @@ export function sessionEvent(
     details,
     occurredAt: services.clock.now(),
   };
-}
-
-export async function auditSessionEvent(
-  services: BridgeServices,
-  tenantId: string,
-  session: PresentationSession,
-  type: SessionEventType,
-  details: Record<string, unknown>,
-): Promise<void> {
-  await services.platform.audit.append(sessionEvent(services, tenantId, session, type, details));
 }

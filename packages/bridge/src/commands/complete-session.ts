@@ -4,7 +4,7 @@ import type { CompletionResult, IdvRequiredResult, PresentationSession } from '.
 import type { BridgeServices } from '../services.js';
 import { sessionStore } from '../storage/session-store.js';
 import { withSavepoint } from '../storage/savepoint.js';
-import { auditSessionEvent, sessionEvent } from './audit-events.js';
+import { sessionEvent } from './audit-events.js';
 import { completionResult, presentedClaimsOf, sealResult, storedResultOf } from './completion.js';
 import { invalidSessionState, sessionExpired } from './errors.js';
 import { matchCandidatesOf } from './match-candidates-of.js';
@@ -73,7 +73,7 @@ async function carryOutPlan(
 ): Promise<CompleteSessionOutput | null> {
   const { tenantId } = ctx;
   const now = services.clock.now();
-  if (session.planType === 'CONFIRM_ATTRIBUTE_MATCH') return askForConfirmation(services, tenantId, session);
+  if (session.planType === 'CONFIRM_ATTRIBUTE_MATCH') return askForConfirmation(services, ctx, session);
   const presented = await presentedClaimsOf(services, tenantId, session);
   const events = new StagedAuditEvents(services.platform.audit);
   const outcome = await ctx.unitOfWork(async (sql) => {
@@ -141,20 +141,37 @@ async function carryOutPlan(
   return { status: 200, body: outcome.result };
 }
 
-/** VERIFIED → MATCH_CONFIRMATION_REQUIRED (README "Match confirmation"), audited with the number of candidates. */
+/**
+ * VERIFIED → MATCH_CONFIRMATION_REQUIRED (README "Match confirmation"), audited with the number of candidates: the
+ * move, its event and the command's own commit together (issue 13 §7).
+ */
 async function askForConfirmation(
   services: BridgeServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   session: PresentationSession,
 ): Promise<CompleteSessionOutput | null> {
-  const moved = await services.platform.db.withTenant(tenantId, (sql) =>
-    sessionStore.transition(sql, session.id, ['VERIFIED'], 'MATCH_CONFIRMATION_REQUIRED', services.clock.now()),
-  );
-  if (!moved) return null;
-  const candidates = await matchCandidatesOf(services, tenantId, moved);
-  await auditSessionEvent(services, tenantId, moved, 'match_confirmation_required', {
-    planType: moved.planType,
-    candidates: candidates.length,
+  const { tenantId } = ctx;
+  const candidates = await matchCandidatesOf(services, tenantId, session);
+  const events = new StagedAuditEvents(services.platform.audit);
+  const moved = await ctx.unitOfWork(async (sql) => {
+    const asked = await sessionStore.transition(
+      sql,
+      session.id,
+      ['VERIFIED'],
+      'MATCH_CONFIRMATION_REQUIRED',
+      services.clock.now(),
+    );
+    if (asked)
+      await events.stage(
+        sql,
+        sessionEvent(services, tenantId, asked, 'match_confirmation_required', {
+          planType: asked.planType,
+          candidates: candidates.length,
+        }),
+      );
+    return asked;
   });
+  if (!moved) return null;
+  await events.chain();
   return { status: 202, body: CONFIRMATION_REQUIRED };
 }

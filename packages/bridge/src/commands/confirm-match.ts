@@ -1,11 +1,11 @@
-import { invalidRequest, isAppError } from '@tessera/platform';
+import { invalidRequest, isAppError, StagedAuditEvents, type ExecutionContext } from '@tessera/platform';
 import { REASONS } from '../domain/resolution/plan.js';
 import type { MatchCandidate } from '../domain/resolution/match-candidates.js';
 import type { PresentationSession } from '../domain/session.js';
 import type { BridgeServices } from '../services.js';
 import { sessionStore } from '../storage/session-store.js';
 import { withSavepoint } from '../storage/savepoint.js';
-import { auditSessionEvent } from './audit-events.js';
+import { sessionEvent } from './audit-events.js';
 import { completionResult, presentedClaimsOf, sealResult } from './completion.js';
 import { invalidSessionState, sessionExpired } from './errors.js';
 import { matchCandidatesOf } from './match-candidates-of.js';
@@ -21,7 +21,7 @@ import { matchCandidatesOf } from './match-candidates-of.js';
  *   reconciliation", 000 §3.2); `initiate` then starts IDV.
  * If the chosen identity is gone, or got a wallet meanwhile, or the wallet got another identity, the session moves to
  * IDV_REQUIRED instead (answered ERROR with the reason). A second submit after either move finds no confirmation to
- * answer (409).
+ * answer (409). Each move commits with its events and the command's own (issue 13 §7).
  */
 export interface MatchAnswer {
   reconciliationStatus: 'COMPLETED' | 'ERROR';
@@ -33,15 +33,15 @@ export const DECLINED_MESSAGE = 'No account was confirmed; verify your identity 
 
 export async function answerMatchConfirmation(
   services: BridgeServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   session: PresentationSession,
   input: { confirmed: boolean; selectedMatchId?: string | undefined },
 ): Promise<MatchAnswer> {
   if (services.clock.now() >= session.expiresAt) throw sessionExpired();
-  const candidates = await matchCandidatesOf(services, tenantId, session);
-  if (!input.confirmed) return decline(services, tenantId, session, candidates.length, REASONS.declined);
+  const candidates = await matchCandidatesOf(services, ctx.tenantId, session);
+  if (!input.confirmed) return decline(services, ctx, session, candidates.length, REASONS.declined);
   const chosen = choose(candidates, input.selectedMatchId);
-  return confirm(services, tenantId, session, chosen);
+  return confirm(services, ctx, session, chosen);
 }
 
 function choose(candidates: readonly MatchCandidate[], selectedMatchId: string | undefined): MatchCandidate {
@@ -56,25 +56,38 @@ function choose(candidates: readonly MatchCandidate[], selectedMatchId: string |
 
 async function decline(
   services: BridgeServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   session: PresentationSession,
   candidates: number,
   reason: string,
 ): Promise<MatchAnswer> {
-  const moved = await services.platform.db.withTenant(tenantId, (sql) =>
-    sessionStore.transition(sql, session.id, ['MATCH_CONFIRMATION_REQUIRED'], 'IDV_REQUIRED', services.clock.now(), {
-      planType: 'RECONCILE_VIA_IDV',
-      planIdentityId: null,
-      idvRequired: true,
-      idvReason: reason,
-      matchCandidatesSealed: null,
-    }),
-  );
-  if (!moved) throw invalidSessionState('The session moved meanwhile; ask for its status.');
-  await auditSessionEvent(services, tenantId, moved, 'match_declined', {
-    candidates,
-    outcome: reason === REASONS.declined ? 'declined' : 'binding_conflict',
+  const { tenantId } = ctx;
+  const events = new StagedAuditEvents(services.platform.audit);
+  await ctx.unitOfWork(async (sql) => {
+    const moved = await sessionStore.transition(
+      sql,
+      session.id,
+      ['MATCH_CONFIRMATION_REQUIRED'],
+      'IDV_REQUIRED',
+      services.clock.now(),
+      {
+        planType: 'RECONCILE_VIA_IDV',
+        planIdentityId: null,
+        idvRequired: true,
+        idvReason: reason,
+        matchCandidatesSealed: null,
+      },
+    );
+    if (!moved) throw invalidSessionState('The session moved meanwhile; ask for its status.');
+    await events.stage(
+      sql,
+      sessionEvent(services, tenantId, moved, 'match_declined', {
+        candidates,
+        outcome: reason === REASONS.declined ? 'declined' : 'binding_conflict',
+      }),
+    );
   });
+  await events.chain();
   return {
     reconciliationStatus: 'ERROR',
     message: reason === REASONS.declined ? DECLINED_MESSAGE : `${reason} Verify your identity at your institution.`,
@@ -83,13 +96,15 @@ async function decline(
 
 async function confirm(
   services: BridgeServices,
-  tenantId: string,
+  ctx: ExecutionContext,
   session: PresentationSession,
   chosen: MatchCandidate,
 ): Promise<MatchAnswer> {
+  const { tenantId } = ctx;
   const now = services.clock.now();
   const presented = await presentedClaimsOf(services, tenantId, session);
-  const outcome = await services.platform.db.withTenant(tenantId, async (sql) => {
+  const events = new StagedAuditEvents(services.platform.audit);
+  const outcome = await ctx.unitOfWork(async (sql) => {
     const unit = { tenantId, sql };
     const identity = await services.identities.get(unit, chosen.identityId);
     // Re-checked now: the identity may have been erased, or have got a wallet since the candidates were drawn.
@@ -111,20 +126,25 @@ async function confirm(
     });
     // Another submit moved the session first: nothing of this one stays (the binding rolls back with the unit).
     if (!moved) throw invalidSessionState('The session moved meanwhile; ask for its status.');
-    return { kind: 'completed' as const, moved, result };
+    const identityId = result.userId;
+    await events.stage(
+      sql,
+      sessionEvent(services, tenantId, moved, 'binding_created', { identityId, planType: moved.planType }),
+    );
+    await events.stage(
+      sql,
+      sessionEvent(services, tenantId, moved, 'match_confirmed', { identityId, matchId: chosen.matchId }),
+    );
+    await events.stage(
+      sql,
+      sessionEvent(services, tenantId, moved, 'session_completed', {
+        planType: moved.planType,
+        claimSource: result.claimSource,
+      }),
+    );
+    return { kind: 'completed' as const };
   });
-  if (outcome.kind === 'gone') return decline(services, tenantId, session, 1, outcome.reason);
-  await auditSessionEvent(services, tenantId, outcome.moved, 'binding_created', {
-    identityId: outcome.result.userId,
-    planType: outcome.moved.planType,
-  });
-  await auditSessionEvent(services, tenantId, outcome.moved, 'match_confirmed', {
-    identityId: outcome.result.userId,
-    matchId: chosen.matchId,
-  });
-  await auditSessionEvent(services, tenantId, outcome.moved, 'session_completed', {
-    planType: outcome.moved.planType,
-    claimSource: outcome.result.claimSource,
-  });
+  if (outcome.kind === 'gone') return decline(services, ctx, session, 1, outcome.reason);
+  await events.chain();
   return { reconciliationStatus: 'COMPLETED', message: CONFIRMED_MESSAGE };
 }

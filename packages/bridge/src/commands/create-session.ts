@@ -109,14 +109,21 @@ export const createSession = (services: BridgeServices) =>
         completedAt: null,
         redeemedAt: null,
       };
-      await services.platform.db.withTenant(ctx.tenantId, (sql) => sessionStore.insert(sql, session));
       const requestUri = deepLink(identity.clientId, config.publicBaseUrl, requestId);
-      return {
+      const answer: CreateSessionOutput = {
         sessionId,
         qrCodeDataUri: qrDataUri(requestUri),
         requestUri,
         statusUri: statusPath(sessionId),
         qrPageUri: qrPagePath(sessionId),
       };
+      // The session and the command's audit event commit together, in one statement (issue 13 §7); the answer is made
+      // before it, so that nothing can fail once the session exists.
+      const audit = ctx.auditIntent();
+      await services.platform.db.withTenantSession(ctx.tenantId, (sql) =>
+        sessionStore.insert(sql, session, audit.event),
+      );
+      audit.committed();
+      return answer;
     },
   });

@@ -18,7 +18,8 @@ export const fetchRequestObject = (services: BridgeServices) =>
       let session = await readSession(services, ctx.tenantId, { requestId });
       if (session.status === 'EXPIRED') throw sessionExpired();
       if (session.status === 'CREATED') {
-        const moved = await services.platform.db.withTenant(ctx.tenantId, (sql) =>
+        // The move and the command's audit event commit together (issue 13 §7).
+        const moved = await ctx.unitOfWork((sql) =>
           sessionStore.transition(sql, session.id, ['CREATED'], 'INTERACTION_STARTED', services.clock.now()),
         );
         session = moved ?? (await readSession(services, ctx.tenantId, { requestId }));

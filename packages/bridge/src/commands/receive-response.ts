@@ -1,6 +1,6 @@
 import type { JWK } from 'jose';
 import { parseOpenid4vpAuthorizationResponse } from '@openid4vc/openid4vp';
-import { defineCommand, invalidRequest, isAppError } from '@tessera/platform';
+import { defineCommand, invalidRequest, isAppError, StagedAuditEvents } from '@tessera/platform';
 import { decryptResponse } from '../crypto/response-encryption.js';
 import { sessionAad } from '../crypto/sealing.js';
 import { holderKeyOf } from '../domain/resolution/holder-key.js';
@@ -19,7 +19,7 @@ import { verifyPresentation } from '../domain/verification/verify-presentation.j
 import type { BridgeServices } from '../services.js';
 import { replayIndex } from '../storage/replay-index.js';
 import { sessionStore } from '../storage/session-store.js';
-import { auditResponseRejected, auditSessionEvent, auditSessionFailed } from './audit-events.js';
+import { responseRejectedEvent, sessionEvent, sessionFailedEvent } from './audit-events.js';
 import { sessionExpired } from './errors.js';
 import { readSession } from './read-session.js';
 
@@ -193,18 +193,27 @@ async function rejectResponse(
 ): Promise<void> {
   const now = services.clock.now();
   const record = { check: failure.check, reason: failure.reason ?? 'failed' };
-  const moved = await services.platform.db.withTenant(tenantId, (sql) =>
-    sessionStore.reject(
+  // The refusal and its event commit together (issue 13 §7).
+  const events = new StagedAuditEvents(services.platform.audit);
+  const moved = await services.platform.db.withTenant(tenantId, async (sql) => {
+    const rejected = await sessionStore.reject(
       sql,
       session.id,
       { ...record, at: now.toISOString() },
       checks,
       services.config.maxFailedResponses,
       now,
-    ),
-  );
-  if (moved?.status === 'ERROR') await auditSessionFailed(services, tenantId, moved, record);
-  else if (moved) await auditResponseRejected(services, tenantId, moved, record, moved.rejectedResponses.length);
+    );
+    if (rejected)
+      await events.stage(
+        sql,
+        rejected.status === 'ERROR'
+          ? sessionFailedEvent(services, tenantId, rejected, record)
+          : responseRejectedEvent(services, tenantId, rejected, record, rejected.rejectedResponses.length),
+      );
+    return rejected;
+  });
+  await events.chain();
   services.platform.logger.info(
     { session_id: session.id, check: failure.check, session_status: moved?.status },
     'presentation refused',
@@ -239,6 +248,8 @@ async function finishVerified(
     sessionAad(tenantId, session.id, 'presented'),
   );
   let moved: PresentationSession | null;
+  // The move to VERIFIED, the replay digests and session_verified commit together (issue 13 §7).
+  const events = new StagedAuditEvents(services.platform.audit);
   try {
     moved = await services.platform.db.withTenant(tenantId, async (sql) => {
       const unit = { tenantId, sql };
@@ -262,7 +273,7 @@ async function finishVerified(
         },
       });
       await replayIndex.record(sql, verified.digests, now);
-      return sessionStore.transition(sql, session.id, ['VERIFYING'], 'VERIFIED', now, {
+      const verifiedSession = await sessionStore.transition(sql, session.id, ['VERIFYING'], 'VERIFIED', now, {
         checks: outcome.checks,
         holderKey,
         planType: plan.type,
@@ -273,6 +284,15 @@ async function finishVerified(
         matchCandidatesSealed: await sealCandidates(services, tenantId, session.id, plan, verified.claims, sql),
         verifiedAt: now,
       });
+      if (verifiedSession)
+        await events.stage(
+          sql,
+          sessionEvent(services, tenantId, verifiedSession, 'session_verified', {
+            planType: verifiedSession.planType,
+            queryId: verifiedSession.queryId,
+          }),
+        );
+      return verifiedSession;
     });
   } catch (error) {
     // Another session accepted the same presentation between our replay check and this unit of work.
@@ -282,10 +302,7 @@ async function finishVerified(
     throw notAccepted();
   }
   if (!moved) throw sessionExpired('The session expired while the presentation was verified.');
-  await auditSessionEvent(services, tenantId, moved, 'session_verified', {
-    planType: moved.planType,
-    queryId: moved.queryId,
-  });
+  await events.chain();
   return { accepted: true };
 }
 

@@ -23,6 +23,9 @@ export interface RedeemSessionOutput extends CompletionResult {
   oauthSessionId: string | null;
 }
 
+/** Rolls back a redemption unit whose conditional update matched no session. */
+const NOT_REDEEMED = new Error('not redeemed');
+
 const same = (a: string | null, b: string) => a !== null && constantTimeEqual(a, b);
 
 export const redeemSession = (services: BridgeServices) =>
@@ -34,15 +37,31 @@ export const redeemSession = (services: BridgeServices) =>
     async run(ctx, input) {
       const now = services.clock.now();
       const since = new Date(now.getTime() - services.config.redeem.windowSeconds * 1000);
-      const redeemed = await services.platform.db.withTenant(ctx.tenantId, (sql) =>
-        sessionStore.redeem(sql, input.sessionId, input.clientId, input.codeChallenge, since, now),
-      );
-      if (redeemed)
-        return {
-          sessionId: redeemed.id,
-          oauthSessionId: redeemed.oauthSessionId,
-          ...(await storedResultOf(services, ctx.tenantId, redeemed)),
-        };
+      // The redemption and the command's audit event commit together (issue 13 §7); the stored result is opened in
+      // the same unit, so that a redemption is never committed without its answer. A session that cannot be
+      // redeemed rolls the unit back: nothing staged, and the reason is found below.
+      const redeemed = await ctx
+        .unitOfWork(async (sql) => {
+          const session = await sessionStore.redeem(
+            sql,
+            input.sessionId,
+            input.clientId,
+            input.codeChallenge,
+            since,
+            now,
+          );
+          if (!session) throw NOT_REDEEMED;
+          return {
+            sessionId: session.id,
+            oauthSessionId: session.oauthSessionId,
+            ...(await storedResultOf(services, ctx.tenantId, session, sql)),
+          };
+        })
+        .catch((error: unknown) => {
+          if (error === NOT_REDEEMED) return null;
+          throw error;
+        });
+      if (redeemed) return redeemed;
 
       // Why not: answered with the code that fits, checked in this order.
       const session = await readSession(services, ctx.tenantId, { id: input.sessionId });

@@ -1,4 +1,4 @@
-import type { Sql } from '@tessera/platform';
+import { stageAuditEventsFrom, type PendingAuditEvent, type Sql } from '@tessera/platform';
 import type { PresentationSession, RejectedResponse } from '../domain/session.js';
 import type { SessionStatus } from '../domain/session-state.js';
 
@@ -107,12 +107,21 @@ export interface SessionLocation {
 }
 
 export const sessionStore = {
-  async insert(sql: Sql, s: PresentationSession): Promise<void> {
+  /**
+   * Inserts a new session and stages `auditEvent` (the creating command's, audit-pending.ts) in the same statement:
+   * one statement is atomic by itself, so the session and its event commit together without a transaction of their
+   * own (issue 13 §7; session creation is on the hot path).
+   */
+  async insert(sql: Sql, s: PresentationSession, auditEvent: PendingAuditEvent | null = null): Promise<void> {
     await sql.query(
-      `INSERT INTO bridge_sessions (id, status, query_id, oauth_session_id, bound_client_id, bound_code_challenge,
-         force_reconciliation, correlation_id, request_id, verifier_client_id, response_mode, nonce, state, request_object,
-         response_key_sealed, history, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18)`,
+      `WITH inserted AS (
+         INSERT INTO bridge_sessions (id, status, query_id, oauth_session_id, bound_client_id, bound_code_challenge,
+           force_reconciliation, correlation_id, request_id, verifier_client_id, response_mode, nonce, state,
+           request_object, response_key_sealed, history, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18)
+         RETURNING $19::text::jsonb AS audit_event),
+       staged AS (${stageAuditEventsFrom('inserted')})
+       SELECT 1`,
       [
         s.id,
         s.status,
@@ -132,7 +141,9 @@ export const sessionStore = {
         JSON.stringify(s.history),
         s.createdAt,
         s.expiresAt,
+        auditEvent ? JSON.stringify(auditEvent) : null,
       ],
+      { prepareAs: 'bridge.insert-session' },
     );
   },
 
@@ -265,6 +276,17 @@ export const sessionStore = {
       )
     ).rows;
     return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id, correlationId: r.correlation_id, from: r.previous }));
+  },
+
+  /** Platform scope: the tenants that have sessions due to expire (expireDue then runs in each tenant's unit). */
+  async tenantsWithDue(sql: Sql, now: Date, expirable: readonly SessionStatus[]): Promise<string[]> {
+    const rows = (
+      await sql.query<{ tenant_id: string }>(
+        'SELECT DISTINCT tenant_id FROM bridge_sessions WHERE status = ANY($2::text[]) AND expires_at <= $1',
+        [now, [...expirable]],
+      )
+    ).rows;
+    return rows.map((r) => r.tenant_id);
   },
 
   /** Platform scope: deletes sessions that expired before `before`. */

@@ -18,16 +18,31 @@ export function markFailed(sql: Sql, id: string, reason: IdvFailureReason, at: D
   });
 }
 
-/** markFailed in a unit of work of its own, with the session_failed audit event staged in it (issue 13 §7). */
+/**
+ * Runs one unit of work of the tenant: the command's (`ExecutionContext.unitOfWork`, which stages the command's own
+ * audit event in it) or, by default, a transaction of its own (ownUnit).
+ */
+export type UnitRunner = <T>(fn: (sql: Sql) => Promise<T>) => Promise<T>;
+
+export const ownUnit =
+  (idv: IdvServices, tenantId: string): UnitRunner =>
+  (fn) =>
+    idv.bridge.platform.db.withTenant(tenantId, fn);
+
+/**
+ * markFailed in a unit of work (`unit`: by default one of its own), with the session_failed audit event staged in it
+ * (issue 13 §7).
+ */
 export async function failReconciliation(
   idv: IdvServices,
   tenantId: string,
   id: string,
   reason: IdvFailureReason,
+  unit: UnitRunner = ownUnit(idv, tenantId),
 ): Promise<Reconciliation | null> {
   const now = idv.bridge.clock.now();
   const events = new StagedAuditEvents(idv.bridge.platform.audit);
-  const failed = await idv.bridge.platform.db.withTenant(tenantId, async (sql) => {
+  const failed = await unit(async (sql) => {
     const moved = await markFailed(sql, id, reason, now);
     if (moved) await events.stage(sql, idvFailedEvent(idv, tenantId, moved, reason));
     return moved;

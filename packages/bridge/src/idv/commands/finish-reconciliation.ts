@@ -7,7 +7,7 @@ import { mismatchedClaims, type InstitutionalLogin } from '../domain/institution
 import type { IdvServices } from '../idv-services.js';
 import { reconciliationStore, type Reconciliation } from '../storage/reconciliation-store.js';
 import { idvEvent } from './idv-audit.js';
-import { failReconciliation } from './fail-reconciliation.js';
+import { failReconciliation, ownUnit, type UnitRunner } from './fail-reconciliation.js';
 
 /**
  * 000 §4.2 (5)–(6), §3.2 "CALLBACK_RECEIVED → COMPLETED": in ONE unit of work, the institutional identity is found
@@ -23,7 +23,8 @@ import { failReconciliation } from './fail-reconciliation.js';
  *   another identity → `already_bound`;
  * - the presentation session expired → `session_expired`; no longer VERIFIED or IDV_REQUIRED → `session_invalid`.
  * An unexpected failure (the database) is thrown: the attempt stays CALLBACK_RECEIVED with its verified login
- * sealed, and submit with confirmed true runs this again.
+ * sealed, and submit with confirmed true runs this again. `unit` is the caller's command unit of work when its own
+ * audit event is to commit with this (submit), else a transaction of its own.
  */
 export type FinishOutcome =
   | { ok: true; identityId: string; identityCreated: boolean; walletBindingCreated: boolean }
@@ -46,12 +47,13 @@ export async function finishReconciliation(
   tenantId: string,
   attempt: Reconciliation,
   login: InstitutionalLogin,
+  unit: UnitRunner = ownUnit(idv, tenantId),
 ): Promise<FinishOutcome> {
   const services = idv.bridge;
   let done: { identityId: string; identityCreated: boolean; walletBindingCreated: boolean };
   const events = new StagedAuditEvents(services.platform.audit);
   try {
-    done = await services.platform.db.withTenant(tenantId, async (sql) => {
+    done = await unit(async (sql) => {
       const unit = { tenantId, sql };
       const now = services.clock.now();
       const presentation = await getVerifiedPresentation(services, unit, attempt.sessionId);
@@ -135,7 +137,7 @@ export async function finishReconciliation(
         { reconciliation_session_id: attempt.id, reason, claims: error.claims },
         'the wallet credential and the institutional login disagree',
       );
-    await failReconciliation(idv, tenantId, attempt.id, reason);
+    await failReconciliation(idv, tenantId, attempt.id, reason, unit);
     return { ok: false, reason };
   }
   await events.chain();

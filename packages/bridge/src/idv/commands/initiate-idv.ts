@@ -54,9 +54,10 @@ export const initiateIdv = (idv: IdvServices) =>
         createdAt: now,
         expiresAt: new Date(now.getTime() + idv.config.stateTtlSeconds * 1000),
       };
-      // Each step's events are staged in its unit of work: they commit with it (issue 13 §7).
+      // Each step's events are staged in its unit of work: they commit with it, the command's own with the first
+      // (issue 13 §7).
       const opened = new StagedAuditEvents(services.platform.audit);
-      await services.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      await ctx.unitOfWork(async (sql) => {
         for (const old of await openAttempt(sql, attempt, now))
           await opened.stage(sql, idvFailedEvent(idv, ctx.tenantId, old, 'superseded'));
       });
@@ -82,7 +83,7 @@ export const initiateIdv = (idv: IdvServices) =>
         reconciliationAad(ctx.tenantId, attempt.id, 'pkce'),
       );
       const initiated = new StagedAuditEvents(services.platform.audit);
-      const redirected = await services.platform.db.withTenant(ctx.tenantId, async (sql) => {
+      const redirected = await ctx.unitOfWork(async (sql) => {
         const moved = await reconciliationStore.transition(
           sql,
           attempt.id,

@@ -57,7 +57,7 @@ export const submitIdv = (idv: IdvServices) =>
       const session = await readSession(services, ctx.tenantId, { id: input.sessionId });
       if (session.status === 'EXPIRED') throw sessionExpired();
       if (session.status === 'MATCH_CONFIRMATION_REQUIRED')
-        return answerMatchConfirmation(services, ctx.tenantId, session, input);
+        return answerMatchConfirmation(services, ctx, session, input);
       if (session.status === 'COMPLETED' && session.planType === 'CONFIRM_ATTRIBUTE_MATCH')
         throw invalidSessionState('The match was already confirmed and the session completed.', session.status);
       const { attempt } = await currentAttempt(idv, ctx.tenantId, input.sessionId);
@@ -66,7 +66,7 @@ export const submitIdv = (idv: IdvServices) =>
         if (attempt.status === 'COMPLETED')
           throw invalidSessionState('The identity verification is already complete and cannot be cancelled.');
         if (attempt.status !== 'ERROR') {
-          const aborted = await failReconciliation(idv, ctx.tenantId, attempt.id, 'aborted');
+          const aborted = await failReconciliation(idv, ctx.tenantId, attempt.id, 'aborted', ctx.unitOfWork);
           if (!aborted) throw invalidSessionState('The identity verification moved meanwhile; ask for its status.');
           return {
             reconciliationStatus: 'ERROR',
@@ -83,7 +83,7 @@ export const submitIdv = (idv: IdvServices) =>
         case 'COMPLETED': {
           if (input.selectedMatchId !== undefined && input.selectedMatchId !== attempt.identityId)
             throw invalidSessionState('The selected match is not the identity this verification resolved.');
-          await services.platform.db.withTenant(ctx.tenantId, (sql) =>
+          await ctx.unitOfWork((sql) =>
             completeSessionAfterIdv(services, { tenantId: ctx.tenantId, sql }, input.sessionId, attempt.identityId!),
           );
           return { reconciliationStatus: 'COMPLETED', message: COMPLETED_MESSAGE };
@@ -95,7 +95,7 @@ export const submitIdv = (idv: IdvServices) =>
             attempt.outcomeSealed,
             reconciliationAad(ctx.tenantId, attempt.id, 'outcome'),
           );
-          const finished = await finishReconciliation(idv, ctx.tenantId, attempt, login);
+          const finished = await finishReconciliation(idv, ctx.tenantId, attempt, login, ctx.unitOfWork);
           if (finished.ok) return { reconciliationStatus: 'COMPLETED', message: COMPLETED_MESSAGE };
           return { reconciliationStatus: 'ERROR', message: failureMessage(finished.reason) };
         }

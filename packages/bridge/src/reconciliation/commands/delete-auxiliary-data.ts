@@ -11,7 +11,7 @@ export const DELETE_AUXILIARY_DATA = 'reconciliation-api.auxiliary.delete';
  * DELETE /{internalIdentityId}/auxiliary/{category} (000 §4.3): 204 and idempotent, also when nothing is stored
  * and also for an unknown identity (nothing exists there either). Outside the projection 403 category_not_allowed.
  */
-export const deleteAuxiliaryData = (s: ReconciliationServices) =>
+export const deleteAuxiliaryData = (_s: ReconciliationServices) =>
   defineCommand<{ projection: Projection; internalIdentityId: string; category: string }, { deleted: number }>({
     id: DELETE_AUXILIARY_DATA,
     access: 'write',
@@ -23,9 +23,8 @@ export const deleteAuxiliaryData = (s: ReconciliationServices) =>
     }),
     async run(ctx, { projection, internalIdentityId, category }) {
       if (!categoryAllowed(category, projection)) throw categoryNotAllowed();
-      const deleted = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-        auxiliaryStore.delete(sql, internalIdentityId, category),
-      );
+      // The deletion and the command's audit event commit together (issue 13 §7).
+      const deleted = await ctx.unitOfWork((sql) => auxiliaryStore.delete(sql, internalIdentityId, category));
       return { deleted };
     },
   });

@@ -45,10 +45,12 @@ export const putAuxiliaryData = (s: ReconciliationServices) =>
       const canonical = canonicalAuxiliaryData(input.data);
       const now = s.clock.now();
       const expiresAt = parseExpiresAt(input.expiresAt, now);
-      let created: boolean | null;
+      let created: boolean;
       try {
-        created = await s.platform.db.withTenant(ctx.tenantId, async (sql) => {
-          if (!(await s.identities.get({ tenantId: ctx.tenantId, sql }, internalIdentityId))) return null;
+        // The record and the command's audit event commit together (issue 13 §7); an unknown identity rolls the
+        // unit back, event and all.
+        created = await ctx.unitOfWork(async (sql) => {
+          if (!(await s.identities.get({ tenantId: ctx.tenantId, sql }, internalIdentityId))) throw identityNotFound();
           const at = { tenantId: ctx.tenantId, identityId: internalIdentityId, category };
           const dataSealed = await s.sealer.seal(canonical, at, sql);
           const row = { category, dataSealed, storedBy: projection.clientId, storedAt: now, expiresAt };
@@ -59,7 +61,6 @@ export const putAuxiliaryData = (s: ReconciliationServices) =>
         if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw identityNotFound();
         throw error;
       }
-      if (created === null) throw identityNotFound();
       return {
         status: created ? 201 : 200,
         body: {
