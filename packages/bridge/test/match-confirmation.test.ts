@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import {
   createTestIssuer,
   createTestWallet,
@@ -9,7 +9,6 @@ import {
   type TestIssuer,
   type TestWallet,
 } from '@tessera/test-wallet';
-import { refuseStaging } from './support/refuse-staging.js';
 import { bearer, buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
 import { bridgeConfigFor, holderKeyOf, PERSON, sessionCalls, type SessionCalls } from './support/wallet-flow.js';
 
@@ -211,13 +210,13 @@ describe.each(DATABASE_KINDS)('match confirmation (%s)', (kind) => {
     const wallet = await walletWith({ ...PERSON, service_id: 'mc-atomic', eduperson_principal_name: 'at@uni.example' });
     const sessionId = await verifiedSession(wallet);
 
-    let lift = await refuseStaging(db, { type: 'match_confirmation_required' });
+    let lift = await refuseAuditStaging(db, { type: 'match_confirmation_required' });
     expect((await calls.complete(sessionId)).statusCode).toBe(503);
     await lift();
     expect((await calls.status(sessionId)).body.status).toBe('VERIFIED');
     expect((await calls.complete(sessionId)).body.matchConfirmationRequired).toBe(true);
 
-    lift = await refuseStaging(db, { type: 'match_confirmed' });
+    lift = await refuseAuditStaging(db, { type: 'match_confirmed' });
     expect((await submit(sessionId, { confirmed: true })).statusCode).toBe(503);
     await lift();
     expect((await calls.status(sessionId)).body.status).toBe('MATCH_CONFIRMATION_REQUIRED');
@@ -242,7 +241,7 @@ describe.each(DATABASE_KINDS)('match confirmation (%s)', (kind) => {
     });
     const declined = await verifiedSession(other);
     expect((await calls.complete(declined)).body.matchConfirmationRequired).toBe(true);
-    lift = await refuseStaging(db, { type: 'match_declined' });
+    lift = await refuseAuditStaging(db, { type: 'match_declined' });
     expect((await submit(declined, { confirmed: false })).statusCode).toBe(503);
     await lift();
     expect((await calls.status(declined)).body.status).toBe('MATCH_CONFIRMATION_REQUIRED');

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import {
   createTestIssuer,
   createTestWallet,
@@ -11,7 +11,6 @@ import {
 } from '@tessera/test-wallet';
 import { expireSessions } from '../src/commands/expire-sessions.js';
 import { buildBridgeApp, startTestBed, type BridgeApp, type BridgeTestBed } from './support/bridge-app.js';
-import { refuseStaging } from './support/refuse-staging.js';
 import {
   bindKnownHolder,
   bridgeConfigFor,
@@ -61,7 +60,7 @@ describe.each(DATABASE_KINDS)('session steps and their audit events in one commi
   });
 
   const refuse = async (match: { commandId: string } | { type: string }) => {
-    lift = await refuseStaging(bed.t.platform.db, match);
+    lift = await refuseAuditStaging(bed.t.platform.db, match);
   };
   const allow = async () => {
     await lift?.();

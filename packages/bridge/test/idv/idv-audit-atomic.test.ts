@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
-import { refuseStaging } from '../support/refuse-staging.js';
+import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import {
   initiated,
   institutionalUser,
@@ -30,7 +29,7 @@ describe.each(DATABASE_KINDS)('IDV steps and their audit events in one commit (%
   });
 
   const refuse = async (commandId: string) => {
-    lift = await refuseStaging(bed.bed.t.platform.db, { commandId });
+    lift = await refuseAuditStaging(bed.bed.t.platform.db, { commandId });
   };
   const allow = async () => {
     await lift?.();

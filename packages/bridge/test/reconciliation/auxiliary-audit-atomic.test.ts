@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
-import { refuseStaging } from '../support/refuse-staging.js';
+import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import { startReconBed, unique, type ReconBed } from './support/recon-bed.js';
 
 /**
@@ -44,13 +43,13 @@ describe.each(DATABASE_KINDS)('auxiliary data and its audit events in one commit
 
   it('PUT: a refused event stores nothing, and leaves a stored record as it was', async () => {
     const id = await bed.createIdentity({ service_id: unique('aux-atomic'), email: 'aux@demo.example' });
-    lift = await refuseStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.put' });
+    lift = await refuseAuditStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.put' });
     expect((await put(id, { tier: 'gold' })).status).toBe(503);
     expect((await read(id)).status).toBe(404);
     await allow();
     expect((await put(id, { tier: 'gold' })).status).toBe(201);
 
-    lift = await refuseStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.put' });
+    lift = await refuseAuditStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.put' });
     expect((await put(id, { tier: 'silver' })).status).toBe(503);
     expect((await read(id)).body).toMatchObject({ data: { tier: 'gold' } });
     await allow();
@@ -61,7 +60,7 @@ describe.each(DATABASE_KINDS)('auxiliary data and its audit events in one commit
   it('DELETE: a refused event deletes nothing; the retry deletes, with its event', async () => {
     const id = await bed.createIdentity({ service_id: unique('aux-atomic'), email: 'aux2@demo.example' });
     expect((await put(id, { tier: 'gold' })).status).toBe(201);
-    lift = await refuseStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.delete' });
+    lift = await refuseAuditStaging(bed.platform.db, { commandId: 'reconciliation-api.auxiliary.delete' });
     expect((await remove(id)).status).toBe(503);
     expect((await read(id)).status).toBe(200);
     await allow();

@@ -2,21 +2,23 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { MigrationTarget } from '../db/migrate.js';
 
+/** Which staged events to refuse: one command's (by id), those containing a fragment (jsonb `@>`), or all. */
+export type StagingMatch = string | { commandId: string } | { type: string } | undefined;
+
 /**
- * Makes the database refuse to stage the audit events of one command (audit-pending.ts), as when it goes away at
- * the moment a unit of work stages its event: a trigger on `audit_pending` raises SQLSTATE 57P01 (admin_shutdown,
- * which the adapters map to 503) for an event of `commandId`, or for every event when no command is named. Issue 13 §7: the unit of work's change, made just
- * before in the same transaction, must then be rolled back with it. Answers the function that lifts the refusal.
- * Runs as the login role (the owner of the schema), on either engine.
+ * Makes the database refuse to stage audit events (audit-pending.ts), as when it goes away at the moment a unit of
+ * work stages its event: a trigger on `audit_pending` raises SQLSTATE 57P01 (admin_shutdown, which the adapters map
+ * to 503) for the events `match` names: a command id, a fragment the staged event contains (an event type a context
+ * writes itself), or every event when absent. Issue 13 §7: the unit of work's change, made just before in the same
+ * transaction, must then be rolled back with it. Answers the function that lifts the refusal. Runs as the login role
+ * (the owner of the schema), on either engine.
  */
-export async function refuseAuditStaging(db: Database, commandId?: string): Promise<() => Promise<void>> {
+export async function refuseAuditStaging(db: Database, match?: StagingMatch): Promise<() => Promise<void>> {
   const target = db as unknown as MigrationTarget;
-  const suffix = createHash('sha256')
-    .update(commandId ?? '*')
-    .digest('hex')
-    .slice(0, 12);
-  const fn = `tessera_test_refuse_staging_${suffix}`;
-  const condition = commandId === undefined ? 'TRUE' : `NEW.event->>'commandId' = '${commandId.replaceAll("'", "''")}'`;
+  const fragment = typeof match === 'string' ? { commandId: match } : match;
+  const json = fragment === undefined ? '*' : JSON.stringify(fragment);
+  const fn = `tessera_test_refuse_staging_${createHash('sha256').update(json).digest('hex').slice(0, 12)}`;
+  const condition = fragment === undefined ? 'TRUE' : `NEW.event @> '${json.replaceAll("'", "''")}'::jsonb`;
   await target.migrationSession((sql) =>
     sql.exec(`
       CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
