@@ -1,10 +1,12 @@
-import type { Principal } from '@tessera/platform';
+import type { JoinedUnit, Principal } from '@tessera/platform';
 
 /**
  * What this issuer calls in the two neighbouring contexts, as structural types so that the composition root hands
  * in the real implementations (contracts A and D of issue 19):
  * - `CredentialGrantsPort`: `createCredentialGrants` of `@tessera/token-service`;
  * - `IssuanceSessionsPort`: `createIssuanceSessions` of `@tessera/issuance`.
+ * Their writes take the issuer command's open unit of work (`unit`), so that an answer that is an error leaves
+ * nothing behind in either context (issue 13 §7).
  */
 export interface CredentialGrantsPort {
   createPreAuthorizedCode(
@@ -16,10 +18,12 @@ export interface CredentialGrantsPort {
       txCode?: string;
       ttlSeconds?: number;
     },
+    unit?: JoinedUnit,
   ): Promise<{ preAuthorizedCode: string; expiresAt: Date }>;
   createIssuerState(
     tenantId: string,
     input: { correlationId: string; credentialConfigurationIds: string[]; ttlSeconds?: number },
+    unit?: JoinedUnit,
   ): Promise<{ issuerState: string; expiresAt: Date }>;
 }
 
@@ -57,12 +61,28 @@ export interface StartSessionInput {
 }
 
 export interface IssuanceSessionsPort {
-  startSession(tenantId: string, principal: Principal, input: StartSessionInput): Promise<SessionViewLike>;
+  startSession(
+    tenantId: string,
+    principal: Principal,
+    input: StartSessionInput,
+    unit?: JoinedUnit,
+  ): Promise<SessionViewLike>;
   advance(tenantId: string, correlationId: string, phase: 'OID4VCI_PRE_ISSUE'): Promise<SessionViewLike>;
   claimsFor(tenantId: string, correlationId: string, credentialConfigurationId: string): Promise<ClaimsOutcome>;
-  markDeferred(tenantId: string, correlationId: string): Promise<void>;
-  markIssued(tenantId: string, correlationId: string, credentialConfigurationId: string): Promise<void>;
-  recordNotification(tenantId: string, correlationId: string, event: NotificationEventName): Promise<void>;
+  markDeferred(tenantId: string, correlationId: string, unit?: JoinedUnit): Promise<void>;
+  markIssued(
+    tenantId: string,
+    correlationId: string,
+    credentialConfigurationId: string,
+    unit?: JoinedUnit,
+  ): Promise<void>;
+  /** In a caller's unit, the receipt phase's connectors run once that unit has committed. */
+  recordNotification(
+    tenantId: string,
+    correlationId: string,
+    event: NotificationEventName,
+    unit?: JoinedUnit,
+  ): Promise<void>;
   get(tenantId: string, correlationId: string): Promise<SessionViewLike | null>;
 }
 

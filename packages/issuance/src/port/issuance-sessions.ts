@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandContext, Platform, Principal } from '@tessera/platform';
+import type { CommandContext, JoinedUnit, Platform, Principal } from '@tessera/platform';
 import { advanceSession } from '../commands/advance-session.js';
 import { buildSessionClaims, type ClaimsForOutput } from '../commands/build-claims.js';
 import { getSession } from '../commands/get-session.js';
@@ -21,11 +21,17 @@ export type SessionView = SessionSummary;
  * The session port (contract D between the pipeline and the wallet-facing issuer): what the OpenID4VCI issuer
  * drives in-process. Every state change runs a command of this package through its command bus (policy, audit,
  * metrics) and the session state machine; an expired or unknown session is `null` from `get` and a not-found
- * AppError from the others.
+ * AppError from the others. The writes take the caller's open unit of work (`unit`) when it gives one, so that
+ * they commit with the caller's own change (issue 13 §7).
  */
 export interface IssuanceSessions {
   /** The init-session command (same validation, audit and policy as POST /sessions), for offers. */
-  startSession(tenantId: string, principal: Principal, input: InitSessionInput): Promise<SessionView>;
+  startSession(
+    tenantId: string,
+    principal: Principal,
+    input: InitSessionInput,
+    unit?: JoinedUnit,
+  ): Promise<SessionView>;
   /**
    * Enters `phase` and every earlier phase not yet completed: invokes the connectors bound to them (synchronous
    * ones awaited up to `syncWaitWindow`), applies their contributions, and returns the progress.
@@ -36,9 +42,23 @@ export interface IssuanceSessions {
    * notation → nested object), or what is still missing and whether the binding is deferrable.
    */
   claimsFor(tenantId: string, correlationId: string, credentialConfigurationId: string): Promise<ClaimsForOutput>;
-  markDeferred(tenantId: string, correlationId: string): Promise<void>;
-  markIssued(tenantId: string, correlationId: string, credentialConfigurationId: string): Promise<void>;
-  recordNotification(tenantId: string, correlationId: string, event: NotificationEvent): Promise<void>;
+  markDeferred(tenantId: string, correlationId: string, unit?: JoinedUnit): Promise<void>;
+  markIssued(
+    tenantId: string,
+    correlationId: string,
+    credentialConfigurationId: string,
+    unit?: JoinedUnit,
+  ): Promise<void>;
+  /**
+   * Records the wallet's notification, then advances to OID4VCI_NOTIFICATION_RECEIPT (its connectors); in a
+   * caller's unit, the advance runs once that unit has committed.
+   */
+  recordNotification(
+    tenantId: string,
+    correlationId: string,
+    event: NotificationEvent,
+    unit?: JoinedUnit,
+  ): Promise<void>;
   get(tenantId: string, correlationId: string): Promise<SessionView | null>;
 }
 
@@ -85,12 +105,18 @@ export function issuanceSessionsOn(
     get: getSession(s),
   };
   // The audit's correlation id is the session's: every event of one issuance reads together.
-  const context = (tenantId: string, correlationId: string, principal = portPrincipal(tenantId)): CommandContext => ({
+  const context = (
+    tenantId: string,
+    correlationId: string,
+    principal = portPrincipal(tenantId),
+    unit?: JoinedUnit,
+  ): CommandContext => ({
     tenantId,
     principal,
     correlationId,
     trace: null,
     log: s.platform.logger,
+    unit,
   });
   const advance = async (tenantId: string, correlationId: string, phase: Phase): Promise<SessionView> => {
     const started = performance.now();
@@ -107,23 +133,29 @@ export function issuanceSessionsOn(
   const get = (tenantId: string, correlationId: string) =>
     s.bus.execute(commands.get, context(tenantId, correlationId), { correlationId });
   return {
-    startSession: (tenantId, principal, input) =>
-      s.bus.execute(commands.init, context(tenantId, input.correlation_id ?? randomUUID(), principal), input),
+    startSession: (tenantId, principal, input, unit) =>
+      s.bus.execute(commands.init, context(tenantId, input.correlation_id ?? randomUUID(), principal, unit), input),
     advance,
     claimsFor: (tenantId, correlationId, credentialConfigurationId) =>
       s.bus.execute(commands.claims, context(tenantId, correlationId), { correlationId, credentialConfigurationId }),
-    async markDeferred(tenantId, correlationId) {
-      await s.bus.execute(commands.deferred, context(tenantId, correlationId), { correlationId });
+    async markDeferred(tenantId, correlationId, unit) {
+      await s.bus.execute(commands.deferred, context(tenantId, correlationId, undefined, unit), { correlationId });
     },
-    async markIssued(tenantId, correlationId, credentialConfigurationId) {
-      await s.bus.execute(commands.issued, context(tenantId, correlationId), {
+    async markIssued(tenantId, correlationId, credentialConfigurationId, unit) {
+      await s.bus.execute(commands.issued, context(tenantId, correlationId, undefined, unit), {
         correlationId,
         credentialConfigurationId,
       });
     },
-    async recordNotification(tenantId, correlationId, event) {
-      await s.bus.execute(commands.notification, context(tenantId, correlationId), { correlationId, event });
-      await advance(tenantId, correlationId, 'OID4VCI_NOTIFICATION_RECEIPT');
+    async recordNotification(tenantId, correlationId, event, unit) {
+      await s.bus.execute(commands.notification, context(tenantId, correlationId, undefined, unit), {
+        correlationId,
+        event,
+      });
+      // The receipt's connectors call out: never inside a transaction.
+      const receipt = async () => void (await advance(tenantId, correlationId, 'OID4VCI_NOTIFICATION_RECEIPT'));
+      if (unit) unit.afterCommit(receipt);
+      else await receipt();
     },
     get,
     settled: () => invocations.settled(),

@@ -15,7 +15,7 @@ export const createNonce = (s: Oid4vciServices) =>
     async run(ctx) {
       const nonce = randomToken();
       const expiresAt = new Date(s.clock.now().getTime() + s.config.nonceTtlSeconds * 1000);
-      await s.platform.db.withTenantSession(ctx.tenantId, (sql) => nonceStore.insert(sql, sha256(nonce), expiresAt));
+      await ctx.unitOfWork((sql) => nonceStore.insert(sql, sha256(nonce), expiresAt));
       return { c_nonce: nonce };
     },
   });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, defineCommand } from '@tessera/platform';
+import { AppError, defineCommand, type JoinedUnit } from '@tessera/platform';
 import { offerInvalid } from '../domain/errors.js';
 import {
   AUTHORIZATION_CODE_GRANT,
@@ -89,82 +89,64 @@ export const createOffer = (s: Oid4vciServices) =>
 
       const principal = ctx.principal;
       if (!principal) throw new AppError('unauthenticated', 'An offer is made by an authenticated caller.');
-      const session = await s.sessions.startSession(ctx.tenantId, principal, {
-        pipeline_configuration: pipeline,
-        correlation_id: input.correlationId ?? randomUUID(),
-        initial_attributes: input.initialAttributes,
-        initial_connector_fields: input.initialConnectorFields,
-        // The session outlives the offer: the wallet may redeem it late and be answered as deferred.
-        ttl_seconds: Math.max(ttl, 3600),
-      });
-      const correlationId = session.correlation_id;
-
-      const grants: Record<string, unknown> = {};
-      let userPin: string | undefined;
-      let txCode: Record<string, unknown> = {};
-      if (input.preAuthorized) {
-        userPin = input.pinLength === undefined ? undefined : numericPin(input.pinLength);
-        const code = await s.grants.createPreAuthorizedCode(ctx.tenantId, {
-          correlationId,
-          credentialConfigurationIds: ids,
-          ...(input.preAuthorized.code === undefined ? {} : { preAuthorizedCode: input.preAuthorized.code }),
-          ...(userPin === undefined ? {} : { txCode: userPin }),
-          ttlSeconds: ttl,
-        });
-        if (userPin !== undefined)
-          txCode = { input_mode: 'numeric', length: userPin.length, description: 'The PIN shown by the issuer' };
-        grants[PRE_AUTHORIZED_GRANT] = {
-          'pre-authorized_code': code.preAuthorizedCode,
-          ...(userPin === undefined ? {} : { tx_code: txCode }),
-        };
-      }
-      if (input.authorizationCode) {
-        const state = await s.grants.createIssuerState(ctx.tenantId, {
-          correlationId,
-          credentialConfigurationIds: ids,
-          ttlSeconds: ttl,
-        });
-        grants[AUTHORIZATION_CODE_GRANT] = { issuer_state: state.issuerState };
-      }
-
-      const offerId = randomToken();
-      const authorizationServer = s.authorizationServer.issuerFor(ctx.tenantId);
-      // The link is the library's (§4.1.3: credential_offer_uri by reference keeps the QR code small).
-      const { credentialOffer, credentialOfferObject } = await s.library.createCredentialOffer({
-        issuerMetadata: {
-          credentialIssuer: {
-            credential_issuer: endpoint.credentialIssuer,
-            credential_endpoint: endpoint.credentialEndpoint,
-            authorization_servers: [authorizationServer],
-            credential_configurations_supported: Object.fromEntries(
-              ids.map((id) => [id, { format: s.config.credentialConfigurations[id]!.format }]),
-            ),
+      const ttlMs = ttl * 1000;
+      // One unit of work: the pipeline session, the token service's grants and the stored offer commit together
+      // with their audit events, or none of them does (issue 13 §7).
+      const built = await ctx.unitOfWork(async (sql, unit) => {
+        const session = await s.sessions.startSession(
+          ctx.tenantId,
+          principal,
+          {
+            pipeline_configuration: pipeline,
+            correlation_id: input.correlationId ?? randomUUID(),
+            initial_attributes: input.initialAttributes,
+            initial_connector_fields: input.initialConnectorFields,
+            // The session outlives the offer: the wallet may redeem it late and be answered as deferred.
+            ttl_seconds: Math.max(ttl, 3600),
           },
-          authorizationServers: [{ issuer: authorizationServer }],
-          knownCredentialConfigurations: {},
-        } as never,
-        credentialConfigurationIds: ids,
-        grants: grants as never,
-        credentialOfferUri: endpoint.offerUri(offerId),
-        credentialOfferScheme: baseUri,
-      });
-      const now = s.clock.now();
-      const expiresAt = new Date(now.getTime() + ttl * 1000);
-      const offer = credentialOfferObject as Record<string, unknown>;
-      await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-        offerStore.insert(sql, {
+          unit,
+        );
+        const correlationId = session.correlation_id;
+        const grants = await offerGrants(s, ctx.tenantId, input, { correlationId, ids, ttl }, unit);
+        const offerId = randomToken();
+        const authorizationServer = s.authorizationServer.issuerFor(ctx.tenantId);
+        // The link is the library's (§4.1.3: credential_offer_uri by reference keeps the QR code small).
+        const { credentialOffer, credentialOfferObject } = await s.library.createCredentialOffer({
+          issuerMetadata: {
+            credentialIssuer: {
+              credential_issuer: endpoint.credentialIssuer,
+              credential_endpoint: endpoint.credentialEndpoint,
+              authorization_servers: [authorizationServer],
+              credential_configurations_supported: Object.fromEntries(
+                ids.map((id) => [id, { format: s.config.credentialConfigurations[id]!.format }]),
+              ),
+            },
+            authorizationServers: [{ issuer: authorizationServer }],
+            knownCredentialConfigurations: {},
+          } as never,
+          credentialConfigurationIds: ids,
+          grants: grants.grants as never,
+          credentialOfferUri: endpoint.offerUri(offerId),
+          credentialOfferScheme: baseUri,
+        });
+        const now = s.clock.now();
+        const expiresAt = new Date(now.getTime() + ttlMs);
+        const offer = credentialOfferObject as Record<string, unknown>;
+        await offerStore.insert(sql, {
           offerId,
           correlationId,
           offer,
           clientId: input.clientId ?? null,
           createdAt: now,
           expiresAt,
-        }),
-      );
+        });
+        return { correlationId, offerId, credentialOffer, offer, expiresAt, ...grants };
+      });
+      const { correlationId, offerId, offer, txCode, userPin, expiresAt } = built;
       return {
         correlationId,
         offerId,
-        uri: credentialOffer,
+        uri: built.credentialOffer,
         offer,
         txCode,
         ...(userPin === undefined ? {} : { userPin }),
@@ -172,3 +154,46 @@ export const createOffer = (s: Oid4vciServices) =>
       };
     },
   });
+
+/** The grants of the offer (§4.1.1), created at the token service in the offer's unit of work. */
+async function offerGrants(
+  s: Oid4vciServices,
+  tenantId: string,
+  input: OfferInput,
+  target: { correlationId: string; ids: string[]; ttl: number },
+  unit: JoinedUnit,
+): Promise<{ grants: Record<string, unknown>; txCode: Record<string, unknown>; userPin: string | undefined }> {
+  const { correlationId, ids, ttl } = target;
+  const grants: Record<string, unknown> = {};
+  let userPin: string | undefined;
+  let txCode: Record<string, unknown> = {};
+  if (input.preAuthorized) {
+    userPin = input.pinLength === undefined ? undefined : numericPin(input.pinLength);
+    const code = await s.grants.createPreAuthorizedCode(
+      tenantId,
+      {
+        correlationId,
+        credentialConfigurationIds: ids,
+        ...(input.preAuthorized.code === undefined ? {} : { preAuthorizedCode: input.preAuthorized.code }),
+        ...(userPin === undefined ? {} : { txCode: userPin }),
+        ttlSeconds: ttl,
+      },
+      unit,
+    );
+    if (userPin !== undefined)
+      txCode = { input_mode: 'numeric', length: userPin.length, description: 'The PIN shown by the issuer' };
+    grants[PRE_AUTHORIZED_GRANT] = {
+      'pre-authorized_code': code.preAuthorizedCode,
+      ...(userPin === undefined ? {} : { tx_code: txCode }),
+    };
+  }
+  if (input.authorizationCode) {
+    const state = await s.grants.createIssuerState(
+      tenantId,
+      { correlationId, credentialConfigurationIds: ids, ttlSeconds: ttl },
+      unit,
+    );
+    grants[AUTHORIZATION_CODE_GRANT] = { issuer_state: state.issuerState };
+  }
+  return { grants, txCode, userPin };
+}

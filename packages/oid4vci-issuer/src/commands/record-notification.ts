@@ -30,11 +30,14 @@ export const recordNotification = (s: Oid4vciServices) =>
         throw vciError('invalid_notification_request', 'event_description is a string.');
       const tenantId = ctx.tenantId;
       const hash = sha256(notificationId);
-      const issuance = await s.platform.db.withTenant(tenantId, (sql) => issuanceStore.byNotification(sql, hash));
-      if (!issuance || issuance.correlationId !== access.correlationId)
-        throw vciError('invalid_notification_id', 'No credential of this session has this notification_id.');
-      await s.platform.db.withTenant(tenantId, (sql) => issuanceStore.recordEvent(sql, hash, event));
-      await s.sessions.recordNotification(tenantId, issuance.correlationId, event as (typeof EVENTS)[number]);
+      // The event and the session's receipt commit together; the receipt phase's connectors run after the commit.
+      await ctx.unitOfWork(async (sql, unit) => {
+        const issuance = await issuanceStore.byNotification(sql, hash);
+        if (!issuance || issuance.correlationId !== access.correlationId)
+          throw vciError('invalid_notification_id', 'No credential of this session has this notification_id.');
+        await issuanceStore.recordEvent(sql, hash, event);
+        await s.sessions.recordNotification(tenantId, issuance.correlationId, event as (typeof EVENTS)[number], unit);
+      });
       return { event };
     },
   });

@@ -1,5 +1,5 @@
 import type { JWK } from 'jose';
-import { defineCommand, isAppError } from '@tessera/platform';
+import { defineCommand, isAppError, type Sql } from '@tessera/platform';
 import { verifyCredentialAccess, type CredentialAccess } from '../credentials/access-token.js';
 import { verifyJwtProof } from '../credentials/proofs.js';
 import { vciError } from '../domain/errors.js';
@@ -9,7 +9,7 @@ import type { Oid4vciServices } from '../services.js';
 import { nonceStore } from '../storage/nonce-store.js';
 import { transactionStore } from '../storage/transaction-store.js';
 import { REQUEST_CREDENTIAL } from './ids.js';
-import { issueCredentials, type Issued } from './issue-credentials.js';
+import { recordIssuance, signCredentials, type Issued } from './issue-credentials.js';
 
 export interface WalletRequest {
   endpoint: TenantEndpoint;
@@ -69,13 +69,16 @@ function requestedConfiguration(s: Oid4vciServices, access: CredentialAccess, bo
   return byId;
 }
 
-/** The proofs (§8.2 `proofs.jwt`, up to the batch size), verified, their nonces spent once in the database. */
+/**
+ * The proofs (§8.2 `proofs.jwt`, up to the batch size), verified, their nonces known and live. The nonces are spent
+ * by `spendNonces` in the unit of work that records the answer: a request answered with an error leaves them live.
+ */
 async function holderKeysOf(
   s: Oid4vciServices,
   endpoint: TenantEndpoint,
   access: CredentialAccess,
   body: Record<string, unknown>,
-): Promise<JWK[]> {
+): Promise<{ holderKeys: JWK[]; nonceHashes: string[] }> {
   if (body.proof !== undefined)
     throw vciError(
       'invalid_credential_request',
@@ -104,14 +107,20 @@ async function holderKeysOf(
       }),
     ),
   );
-  const nonces = [...new Set(verified.map((p) => p.nonce))];
-  for (const nonce of nonces) {
-    const live = await s.platform.db.withTenantSession(endpoint.tenantId, (sql) =>
-      nonceStore.consume(sql, sha256(nonce), now),
-    );
-    if (!live) throw vciError('invalid_nonce', 'The proof nonce is unknown, spent or expired; ask the nonce endpoint.');
-  }
-  return verified.map((p) => p.holderJwk);
+  const nonceHashes = [...new Set(verified.map((p) => sha256(p.nonce)))];
+  const live = await s.platform.db.withTenantSession(endpoint.tenantId, (sql) =>
+    nonceStore.countLive(sql, nonceHashes, now),
+  );
+  if (live !== nonceHashes.length) throw staleNonce();
+  return { holderKeys: verified.map((p) => p.holderJwk), nonceHashes };
+}
+
+const staleNonce = () =>
+  vciError('invalid_nonce', 'The proof nonce is unknown, spent or expired; ask the nonce endpoint.');
+
+/** Spends the proofs' nonces in the answer's unit of work: exactly one request spends a nonce (§7.1). */
+async function spendNonces(sql: Sql, nonceHashes: string[], now: Date): Promise<void> {
+  if ((await nonceStore.consume(sql, nonceHashes, now)) !== nonceHashes.length) throw staleNonce();
 }
 
 /**
@@ -146,10 +155,12 @@ export const requestCredential = (s: Oid4vciServices) =>
       } catch (error) {
         throw vciError('invalid_credential_request', `The credential request is malformed: ${firstLine(error)}`);
       }
-      const holderKeys = await holderKeysOf(s, endpoint, access, fields);
+      const { holderKeys, nonceHashes } = await holderKeysOf(s, endpoint, access, fields);
       const tenantId = ctx.tenantId;
       const { correlationId } = access;
 
+      // Entering OID4VCI_PRE_ISSUE is a command of its own (its connectors call out, never inside a transaction);
+      // it is idempotent, so a retry after an error here finds the session where this request left it.
       let claims;
       try {
         await s.sessions.advance(tenantId, correlationId, 'OID4VCI_PRE_ISSUE');
@@ -159,22 +170,27 @@ export const requestCredential = (s: Oid4vciServices) =>
           throw vciError('credential_request_denied', `The issuance session cannot issue: ${error.message}`);
         throw error;
       }
+      const now = s.clock.now();
       if (claims.complete) {
-        const issued = await issueCredentials(
-          s,
-          endpoint,
-          { correlationId, configurationId, claims: claims.claims, holderKeys },
-          (write) => s.platform.db.withTenant(tenantId, write),
-        );
+        const signed = await signCredentials(s, endpoint, {
+          correlationId,
+          configurationId,
+          claims: claims.claims,
+          holderKeys,
+        });
+        const issued = await ctx.unitOfWork(async (sql, unit) => {
+          await spendNonces(sql, nonceHashes, now);
+          return recordIssuance(s, tenantId, signed, sql, unit);
+        });
         return { kind: 'issued', ...issued };
       }
       if (!claims.deferrable)
         throw vciError('credential_request_denied', `The session lacks required claims: ${claims.missing.join(', ')}.`);
       const transactionId = randomToken();
-      const now = s.clock.now();
       const session = await s.sessions.get(tenantId, correlationId);
-      await s.platform.db.withTenant(tenantId, (sql) =>
-        transactionStore.insert(sql, {
+      await ctx.unitOfWork(async (sql, unit) => {
+        await spendNonces(sql, nonceHashes, now);
+        await transactionStore.insert(sql, {
           transactionHash: sha256(transactionId),
           correlationId,
           credentialConfigurationId: configurationId,
@@ -183,9 +199,9 @@ export const requestCredential = (s: Oid4vciServices) =>
           createdAt: now,
           expiresAt: session ? new Date(session.expires_at) : new Date(now.getTime() + 3600_000),
           completedAt: null,
-        }),
-      );
-      if (session?.status === 'IN_PROGRESS') await s.sessions.markDeferred(tenantId, correlationId);
+        });
+        if (session?.status === 'IN_PROGRESS') await s.sessions.markDeferred(tenantId, correlationId, unit);
+      });
       return { kind: 'deferred', transaction_id: transactionId, interval: s.config.deferredIntervalSeconds };
     },
   });

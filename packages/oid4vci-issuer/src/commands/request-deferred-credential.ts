@@ -4,7 +4,7 @@ import { sha256 } from '../domain/secrets.js';
 import type { Oid4vciServices } from '../services.js';
 import { transactionStore } from '../storage/transaction-store.js';
 import { REQUEST_DEFERRED_CREDENTIAL } from './ids.js';
-import { issueCredentials } from './issue-credentials.js';
+import { recordIssuance, signCredentials } from './issue-credentials.js';
 import { authorizeWallet, type CredentialOutcome, type WalletRequest } from './request-credential.js';
 
 /**
@@ -41,20 +41,19 @@ export const requestDeferredCredential = (s: Oid4vciServices) =>
           throw vciError('credential_request_denied', 'The issuance session ended without the credential.');
         return { kind: 'pending' as const, interval: s.config.deferredIntervalSeconds };
       }
-      // Single use: the one request that closes the transaction issues.
-      if (!(await s.platform.db.withTenant(tenantId, (sql) => transactionStore.claim(sql, hash, now))))
-        throw vciError('invalid_transaction_id', 'No open deferred transaction with this id for this session.');
-      const issued = await issueCredentials(
-        s,
-        endpoint,
-        {
-          correlationId,
-          configurationId: credentialConfigurationId,
-          claims: claims.claims,
-          holderKeys: transaction.holderKeys,
-        },
-        (write) => s.platform.db.withTenant(tenantId, write),
-      );
+      const signed = await signCredentials(s, endpoint, {
+        correlationId,
+        configurationId: credentialConfigurationId,
+        claims: claims.claims,
+        holderKeys: transaction.holderKeys,
+      });
+      // Single use: the one request that closes the transaction issues; closing and recording commit together, so
+      // a request answered with an error leaves the transaction open for the wallet's retry.
+      const issued = await ctx.unitOfWork(async (sql, unit) => {
+        if (!(await transactionStore.claim(sql, hash, now)))
+          throw vciError('invalid_transaction_id', 'No open deferred transaction with this id for this session.');
+        return recordIssuance(s, tenantId, signed, sql, unit);
+      });
       return { kind: 'issued' as const, ...issued };
     },
   });

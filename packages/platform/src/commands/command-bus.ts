@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import type { PolicyDecisionPoint } from '../auth/policy.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
-import type { Command, CommandContext, ExecutionContext } from './command.js';
+import type { Command, CommandContext, ExecutionContext, JoinedUnit } from './command.js';
 
 /**
  * Runs commands: policy first (action = command id), then the command, then one audit event and the metrics.
@@ -68,11 +68,15 @@ export class CommandBus {
       );
     };
     const db = this.deps.db;
+    const joined = ctx.unit;
+    if (joined && joined.tenantId !== ctx.tenantId)
+      throw new Error(`command ${command.id} joins a unit of work of another tenant`);
     const runCtx: ExecutionContext = {
       tenantId: ctx.tenantId,
       principal: ctx.principal,
       correlationId: ctx.correlationId,
       trace: ctx.trace,
+      unit: joined,
       get log() {
         log ??= ctx.log.child({ command_id: command.id });
         return log;
@@ -84,13 +88,28 @@ export class CommandBus {
         if (!db) throw new Error(`command ${command.id} writes, but its command bus has no database`);
         if (auditTenantId !== ctx.tenantId)
           throw new Error(`command ${command.id} writes, but its audit events go to another chain`);
+        if (joined) {
+          // The caller's unit: the change and the staged event commit with the caller's (chained after, below).
+          const result = await fn(joined.sql, joined);
+          const staging = pending(options?.answers);
+          if (staging) await stageAuditEvents(joined.sql, [staging]);
+          staged = eventId !== undefined;
+          return result;
+        }
+        const afterCommit: (() => Promise<void>)[] = [];
         const value = await db.withTenant(ctx.tenantId, async (sql) => {
-          const result = await fn(sql);
+          const unit: JoinedUnit = { tenantId: ctx.tenantId, sql, afterCommit: (task) => void afterCommit.push(task) };
+          const result = await fn(sql, unit);
           const staging = pending(options?.answers);
           if (staging) await stageAuditEvents(sql, [staging]);
           return result;
         });
         staged = eventId !== undefined;
+        await Promise.all(
+          afterCommit.map((task) =>
+            task().catch((error: unknown) => runCtx.log.warn({ err: error }, 'a task after the unit of work failed')),
+          ),
+        );
         return value;
       },
       auditIntent: () => {
@@ -109,16 +128,20 @@ export class CommandBus {
     if (!decision.allow) {
       this.deps.metrics.commandExecutions.inc({ command_id: command.id, result: 'denied' });
       if (auditTenantId !== null)
-        await this.deps.audit.append({
-          tenantId: auditTenantId,
-          type: 'authorization.denied',
-          commandId: command.id,
-          principalId: ctx.principal?.id ?? null,
-          result: 'denied',
-          correlationId: ctx.correlationId,
-          traceId: ctx.trace?.traceId,
-          details: { reason: decision.reason },
-        });
+        await this.record(
+          {
+            tenantId: auditTenantId,
+            type: 'authorization.denied',
+            commandId: command.id,
+            principalId: ctx.principal?.id ?? null,
+            result: 'denied',
+            correlationId: ctx.correlationId,
+            traceId: ctx.trace?.traceId,
+            details: { reason: decision.reason },
+          },
+          joined,
+          runCtx.log,
+        );
       runCtx.log.info({ reason: decision.reason }, 'authorization denied');
       if (decision.reason === 'unauthenticated') {
         throw new AppError('unauthenticated', 'Authentication is required.', {
@@ -143,23 +166,59 @@ export class CommandBus {
     const result = failure === undefined ? 'success' : 'failure';
     this.deps.metrics.commandExecutions.inc({ command_id: command.id, result });
     this.deps.metrics.commandDuration.observe({ command_id: command.id }, (performance.now() - started) / 1000);
-    if (autoAudit && staged) {
+    if (autoAudit && staged && joined) {
+      // Staged in the caller's unit: chained once that commits (nothing is chained when it rolls back).
+      const final = event(result, output, failure);
+      joined.afterCommit(() => this.chainStaged(final, runCtx.log));
+    } else if (autoAudit && staged) {
       // The change and its staged event have committed: the answer stands whatever happens to the chaining.
       if (failure !== undefined && !isAppError(failure))
         runCtx.log.error({ err: failure }, 'command failed after its unit of work committed');
-      try {
-        await this.deps.audit.append(event(result, output, failure), { staged: true });
-      } catch (error) {
-        runCtx.log.warn({ err: error, event_id: eventId }, 'audit event left staged for recovery');
-      }
+      await this.chainStaged(event(result, output, failure), runCtx.log);
     } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
       eventId = undefined;
-      await this.deps.audit.append(event(result, output, failure));
+      await this.record(event(result, output, failure), joined, runCtx.log, failure !== undefined);
     }
     if (failure !== undefined) throw failure;
     return output as O;
+  }
+  private async chainStaged(event: AuditEventInput, log: Logger): Promise<void> {
+    try {
+      await this.deps.audit.append(event, { staged: true });
+    } catch (error) {
+      log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
+    }
+  }
+
+  /**
+   * Appends an event; in a caller's unit of work (a read or a refusal of a joined command), stages it there and
+   * chains it after the commit: the caller's transaction holds the connection (the embedded engine has one).
+   * `tolerant`: a failed command's event, whose staging may find the caller's transaction already aborted; the
+   * command's own error is what the caller must see, so a staging failure is only logged.
+   */
+  private async record(
+    input: AuditEventInput,
+    joined: JoinedUnit | undefined,
+    log: Logger,
+    tolerant = false,
+  ): Promise<void> {
+    const audit = this.deps.audit;
+    if (!joined || !audit.prepare) {
+      await audit.append(input);
+      return;
+    }
+    const staging = audit.prepare(input);
+    try {
+      await stageAuditEvents(joined.sql, [staging]);
+    } catch (error) {
+      if (!tolerant) throw error;
+      log.warn({ err: error }, 'the event of a failed joined command could not be staged');
+      return;
+    }
+    const chained = { ...input, eventId: staging.eventId, occurredAt: new Date(staging.occurredAt) };
+    joined.afterCommit(() => this.chainStaged(chained, log));
   }
 }
 

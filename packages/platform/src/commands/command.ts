@@ -15,6 +15,24 @@ export interface CommandContext {
   correlationId: string;
   trace: TraceIds | null;
   log: Logger;
+  /**
+   * A unit of work the caller holds open, which the command joins: its writes and its audit event commit or roll
+   * back with the caller's change (the OpenID4VCI issuer's offer starts a pipeline session and creates the token
+   * service's grants in its own transaction). Absent: the command runs its own unit of work.
+   */
+  unit?: JoinedUnit | undefined;
+}
+
+/**
+ * An open unit of work of one tenant that a command run by the holder of the unit joins (CommandContext.unit).
+ * What must wait for the commit (chaining the joined commands' staged audit events, work that calls out) is
+ * handed to `afterCommit`; it never runs when the unit rolls back.
+ */
+export interface JoinedUnit {
+  readonly tenantId: string;
+  readonly sql: Sql;
+  /** Runs `task` once the unit has committed, before the holder's command answers; a task's failure is logged. */
+  afterCommit(task: () => Promise<void>): void;
 }
 
 export interface UnitOfWorkOptions {
@@ -38,8 +56,10 @@ export interface ExecutionContext extends CommandContext {
    * that they commit together. Once it has committed the command must not fail: the change is made, and the bus
    * answers the command's result even when chaining the event has to wait for the recovery (the database lost
    * meanwhile). So it is the last step that can fail: what may fail (signing, a call out) comes before it.
+   * `unit` is the open unit to hand to another context's command that must commit with this one
+   * (CommandContext.unit). When the command itself runs in a caller's unit (`ctx.unit`), `fn` runs in that one.
    */
-  unitOfWork<T>(fn: (sql: Sql) => Promise<T>, options?: UnitOfWorkOptions): Promise<T>;
+  unitOfWork<T>(fn: (sql: Sql, unit: JoinedUnit) => Promise<T>, options?: UnitOfWorkOptions): Promise<T>;
   /**
    * For a write made by one statement over many requests' rows (the token endpoint's batched redemptions): the
    * execution's audit event, prepared for staging, for the statement to stage with the rows it changes

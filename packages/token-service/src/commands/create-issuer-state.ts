@@ -26,7 +26,7 @@ export function createIssuerState(s: CredentialGrantServices) {
       const issuerState = newOpaqueToken();
       const now = s.clock.now();
       const expiresAt = new Date(now.getTime() + ttl * 1000);
-      await s.db.withTenant(cmd.tenantId, (sql) =>
+      await cmd.unitOfWork((sql) =>
         credentialGrantStore.insert(sql, {
           codeHash: hashToken(issuerState),
           kind: 'issuer_state',

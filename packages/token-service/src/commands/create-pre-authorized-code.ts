@@ -45,21 +45,23 @@ export function createPreAuthorizedCode(s: CredentialGrantServices) {
       const ttl = grantTtlSeconds(input.ttlSeconds, s.config.preAuthorizedCodeTtlSeconds, s.config.maxTtlSeconds);
       const code = input.preAuthorizedCode ?? newOpaqueToken();
       const codeHash = hashToken(code);
-      const mac = input.txCode === undefined ? null : await txCodeMac(s.keys, cmd.tenantId, codeHash, input.txCode);
       const now = s.clock.now();
       const expiresAt = new Date(now.getTime() + ttl * 1000);
-      const inserted = await s.db.withTenant(cmd.tenantId, (sql) =>
-        credentialGrantStore.insert(sql, {
+      // The grant commits with its audit event, and with the offer that carries it when the issuer's unit is open.
+      await cmd.unitOfWork(async (sql) => {
+        const mac =
+          input.txCode === undefined ? null : await txCodeMac(s.keys, cmd.tenantId, codeHash, input.txCode, sql);
+        const inserted = await credentialGrantStore.insert(sql, {
           codeHash,
           kind: 'pre-authorized_code',
           ...target,
           txCodeMac: mac,
           createdAt: now,
           expiresAt,
-        }),
-      );
-      if (!inserted)
-        throw new AppError('conflict', 'This pre-authorized code is already in use.', { field: 'preAuthorizedCode' });
+        });
+        if (!inserted)
+          throw new AppError('conflict', 'This pre-authorized code is already in use.', { field: 'preAuthorizedCode' });
+      });
       return { preAuthorizedCode: code, expiresAt };
     },
   });

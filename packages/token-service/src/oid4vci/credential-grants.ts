@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig, type CommandContext, type Platform, type Principal } from '@tessera/platform';
+import { loadConfig, type CommandContext, type JoinedUnit, type Platform, type Principal } from '@tessera/platform';
 import { Oid4vciGrantsConfigSchema, type Oid4vciGrantsConfig } from '../config.js';
 import { createPreAuthorizedCode } from '../commands/create-pre-authorized-code.js';
 import { createIssuerState } from '../commands/create-issuer-state.js';
@@ -7,7 +7,8 @@ import { createIssuerState } from '../commands/create-issuer-state.js';
 /**
  * The in-process interface the credential issuer calls when it builds an offer (contract A of issue 19): the grants
  * of OpenID4VCI 1.0 §4.1.1 that the token service later honours at /token and /authorize. Each call is a command
- * through the bus (policy, audit) under the issuer's service principal.
+ * through the bus (policy, audit) under the issuer's service principal, in the caller's open unit of work when it
+ * gives one (`unit`: the grant commits with the offer that carries it, issue 13 §7).
  */
 export interface CredentialGrants {
   /**
@@ -23,11 +24,13 @@ export interface CredentialGrants {
       txCode?: string;
       ttlSeconds?: number;
     },
+    unit?: JoinedUnit,
   ): Promise<{ preAuthorizedCode: string; expiresAt: Date }>;
   /** Offer side, authorization_code grant: an `issuer_state` bound to the session. */
   createIssuerState(
     tenantId: string,
     input: { correlationId: string; credentialConfigurationIds: string[]; ttlSeconds?: number },
+    unit?: JoinedUnit,
   ): Promise<{ issuerState: string; expiresAt: Date }>;
 }
 
@@ -50,7 +53,7 @@ export function createCredentialGrants(platform: Platform, options: CredentialGr
   };
   const preAuthorized = createPreAuthorizedCode(services);
   const issuerState = createIssuerState(services);
-  const context = (tenantId: string): CommandContext => {
+  const context = (tenantId: string, unit: JoinedUnit | undefined): CommandContext => {
     const principal: Principal = {
       id: 'oid4vci-issuer',
       kind: 'service',
@@ -60,10 +63,12 @@ export function createCredentialGrants(platform: Platform, options: CredentialGr
       clientId: null,
       issuer: null,
     };
-    return { tenantId, principal, correlationId: randomUUID(), trace: null, log: platform.logger };
+    return { tenantId, principal, correlationId: randomUUID(), trace: null, log: platform.logger, unit };
   };
   return {
-    createPreAuthorizedCode: (tenantId, input) => platform.commands.execute(preAuthorized, context(tenantId), input),
-    createIssuerState: (tenantId, input) => platform.commands.execute(issuerState, context(tenantId), input),
+    createPreAuthorizedCode: (tenantId, input, unit) =>
+      platform.commands.execute(preAuthorized, context(tenantId, unit), input),
+    createIssuerState: (tenantId, input, unit) =>
+      platform.commands.execute(issuerState, context(tenantId, unit), input),
   };
 }

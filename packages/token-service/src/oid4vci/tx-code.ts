@@ -12,10 +12,16 @@ export const txCodeKeyAlias = (tenantId: string) => `token-service:${tenantId}:t
 const input = (codeHash: string, txCode: string) => Buffer.from(`${codeHash}\u0000${txCode}`, 'utf8');
 
 /** The stored form `<key version>.<mac>`: the version keeps a stored PIN checkable across a rotation of the key. */
-export async function txCodeMac(keys: KeyManager, tenantId: string, codeHash: string, txCode: string): Promise<string> {
+export async function txCodeMac(
+  keys: KeyManager,
+  tenantId: string,
+  codeHash: string,
+  txCode: string,
+  sql?: Sql,
+): Promise<string> {
   const alias = txCodeKeyAlias(tenantId);
-  await keys.ensureSymmetric(alias, 'HS256');
-  const mac = await keys.hmac(alias, input(codeHash, txCode));
+  await keys.ensureSymmetric(alias, 'HS256', { sql });
+  const mac = await keys.hmac(alias, input(codeHash, txCode), { sql });
   return `${mac.version}.${Buffer.from(mac.mac).toString('base64url')}`;
 }
 
