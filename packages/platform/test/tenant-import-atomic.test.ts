@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandContext } from '../src/commands/command.js';
 import type { MigrationTarget } from '../src/db/migrate.js';
+import { AppError } from '../src/errors/index.js';
 import { importTenant } from '../src/tenant-export/commands/import-tenant.js';
 import {
   IMPORT_TENANT,
@@ -97,5 +99,47 @@ describe.each(DATABASE_KINDS)('tenant import and its audit event (%s)', (kind) =
     expect(after.staged).toEqual([]);
     expect(await successes()).toHaveLength(1);
     expect(await t.platform.audit.verify('gamma')).toMatchObject({ ok: true });
+  });
+
+  it('answers the committed import when a section after the commit fails, naming that section', async () => {
+    await t.platform.tenants.ensure({ id: 'delta', displayName: 'Delta' });
+    await t.platform.tenants.load();
+    // A section whose work after the commit fails (as key creation would with the key store gone at that moment).
+    registerTenantExporter(t.platform, {
+      section: 'test.after-commit',
+      origin: 'stored',
+      ownUnits: true,
+      schema: Type.Array(Type.String()),
+      read: async () => ['x'],
+      afterCommit: async () => {
+        throw new AppError('service_unavailable', 'The key store is unreachable.');
+      },
+    });
+    const transfer = tenantTransfer(t.platform);
+    const exported = await transfer.exportTenant('alpha');
+    const destinationId = randomUUID();
+    const doc: TenantExportDocument = {
+      ...exported,
+      sections: {
+        'platform.webhook-destinations': {
+          origin: 'stored',
+          data: [{ id: destinationId, url: 'https://hooks.example.com/d', enabled: true, eventTypes: [] }],
+        },
+        'test.after-commit': { origin: 'stored', data: ['x'] },
+      },
+    };
+    const report = await t.platform.commands.execute(importTenant(transfer), { ...context(), tenantId: 'delta' }, doc);
+    expect(report.imported).toEqual(['platform.webhook-destinations']);
+    expect(report.notImported).toEqual([
+      {
+        section: 'test.after-commit',
+        reason: expect.stringContaining('The key store is unreachable.') as unknown as string,
+      },
+    ]);
+    const rows = await superuser(`SELECT id FROM webhook_destinations WHERE tenant_id = 'delta'`);
+    expect(rows).toEqual([{ id: destinationId }]);
+    await t.platform.audit.whenIdle();
+    const events = (await t.platform.audit.query({ tenantId: 'delta', commandId: IMPORT_TENANT })).events;
+    expect(events.map((e) => e.result)).toEqual(['success']);
   });
 });

@@ -1,4 +1,5 @@
 import type { JWK } from 'jose';
+import type { JoinedUnit } from '../commands/command.js';
 import type { Sql } from '../db/database.js';
 
 /**
@@ -40,8 +41,12 @@ export interface KeyManager extends SymmetricKeyManager {
   publishedJwks(alias: string): Promise<JWK[]>;
   /** Public JWK of a version by kid, active or retired (signature verification of old material). */
   publicJwkByKid(kid: string): Promise<JWK | null>;
-  /** New active version; the old one is retired and stays published for `retainSeconds`. */
-  rotate(alias: string, options?: { retainSeconds?: number }): Promise<KeyInfo>;
+  /**
+   * New active version; the old one is retired and stays published for `retainSeconds`. With `unit` (the caller's
+   * unit of work: the rotation commits with its audit event, issue 13 §7) the key rows are written through it, and
+   * this process signs with the new version once the unit has committed.
+   */
+  rotate(alias: string, options?: { retainSeconds?: number; unit?: JoinedUnit | undefined }): Promise<KeyInfo>;
   list(): Promise<KeyInfo[]>;
   /** Throws when the provider cannot serve requests. */
   health(): Promise<void>;

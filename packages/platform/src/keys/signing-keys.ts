@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
-import type { Database } from '../db/database.js';
+import type { JoinedUnit } from '../commands/command.js';
+import type { Database, Sql } from '../db/database.js';
 import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../observability/clock.js';
 import { alreadyExists, assertAlias, sealedKeyUnusable, unknownAlias } from './key-errors.js';
@@ -110,29 +111,57 @@ export class SigningKeys {
     return { ...jwk };
   }
 
-  async rotate(alias: string, options: { retainSeconds?: number } = {}): Promise<KeyInfo> {
+  async rotate(
+    alias: string,
+    options: { retainSeconds?: number; unit?: JoinedUnit | undefined } = {},
+  ): Promise<KeyInfo> {
     const retainSeconds = options.retainSeconds ?? DEFAULT_RETAIN_SECONDS;
     if (!Number.isFinite(retainSeconds) || retainSeconds < 0)
       throw new AppError('invalid_request', 'retainSeconds must be a non-negative number.');
+    // Local rotations take effect at once (in a caller's unit: once it has committed); other replicas follow within
+    // the recheck interval.
+    const forget = async () => void this.active.delete(alias);
+    const { unit } = options;
+    if (unit) {
+      // kms_keys is no tenant's table: the caller's tenant unit writes it as a platform unit does. The key pair is
+      // made under the row lock there (nothing may be read outside the unit: on the embedded engine it holds the one
+      // connection); a rotation is an operator's rare act, so the wait it causes is short and rare.
+      const row = await this.rotateIn(unit.sql, alias, retainSeconds, null);
+      unit.afterCommit(forget);
+      return toInfo(row);
+    }
     const current = await this.readActive(alias);
     // The key pair is generated before the transaction: RSA generation takes long enough to matter under a lock.
     const pair = await generateSigningKeyPair(parseAlgorithm(current.algorithm));
-    const row = await this.options.db.withPlatform(async (sql) => {
-      const active = await lockActive(sql, alias);
-      const now = this.options.clock.now();
-      const publishUntil = new Date(now.getTime() + retainSeconds * 1000);
-      await sql.query(
-        `UPDATE kms_keys SET state = 'retired', retired_at = $3, publish_until = $4 WHERE alias = $1 AND version = $2`,
-        [alias, active.version, now, publishUntil],
-      );
-      const next = this.version(alias, active.version + 1, parseAlgorithm(active.algorithm), pair);
-      const inserted = await insertVersion(sql, this.options.masterKey, next, false);
-      if (!inserted) throw new AppError('conflict', `The key "${alias}" changed during rotation.`);
-      return inserted;
-    });
-    // Local rotations take effect at once; other replicas follow within the recheck interval.
-    this.active.delete(alias);
+    const row = await this.options.db.withPlatform((sql) => this.rotateIn(sql, alias, retainSeconds, pair));
+    await forget();
     return toInfo(row);
+  }
+
+  /** Retires the active version and inserts the next one, in `sql`'s transaction. */
+  private async rotateIn(
+    sql: Sql,
+    alias: string,
+    retainSeconds: number,
+    pair: Awaited<ReturnType<typeof generateSigningKeyPair>> | null,
+  ): Promise<KeyRow> {
+    const active = await lockActive(sql, alias);
+    const algorithm = parseAlgorithm(active.algorithm);
+    const keyPair = pair ?? (await generateSigningKeyPair(algorithm));
+    const now = this.options.clock.now();
+    const publishUntil = new Date(now.getTime() + retainSeconds * 1000);
+    await sql.query(
+      `UPDATE kms_keys SET state = 'retired', retired_at = $3, publish_until = $4 WHERE alias = $1 AND version = $2`,
+      [alias, active.version, now, publishUntil],
+    );
+    const inserted = await insertVersion(
+      sql,
+      this.options.masterKey,
+      this.version(alias, active.version + 1, algorithm, keyPair),
+      false,
+    );
+    if (!inserted) throw new AppError('conflict', `The key "${alias}" changed during rotation.`);
+    return inserted;
   }
 
   async list(): Promise<KeyInfo[]> {

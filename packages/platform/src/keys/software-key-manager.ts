@@ -1,5 +1,6 @@
 import { createSecretKey } from 'node:crypto';
 import type { JWK } from 'jose';
+import type { JoinedUnit } from '../commands/command.js';
 import type { Database } from '../db/database.js';
 import { systemClock, type Clock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
@@ -103,7 +104,7 @@ export class SoftwareKeyManager implements KeyManager {
     return this.observe('public_jwk_by_kid', () => this.signing.publicJwkByKid(kid));
   }
 
-  rotate(alias: string, options?: { retainSeconds?: number }): Promise<KeyInfo> {
+  rotate(alias: string, options?: { retainSeconds?: number; unit?: JoinedUnit | undefined }): Promise<KeyInfo> {
     return this.observe('rotate', () => this.signing.rotate(alias, options));
   }
 

@@ -167,9 +167,21 @@ export class TenantTransfer {
         report.imported.push(e.section);
       }
     });
+    // The stored sections and the import's audit event have committed: the import is made, and its answer must say
+    // so (issue 13 §7; a retry would find the tenant occupied). A section after the commit that fails is reported as
+    // not imported, with its reason, for the administrator to recreate through its own API.
     for (const e of stored.filter((x) => x.afterCommit)) {
-      take(e.section, await e.afterCommit!(tenantId, doc.sections[e.section]!.data));
-      if (!report.imported.includes(e.section)) report.imported.push(e.section);
+      try {
+        take(e.section, await e.afterCommit!(tenantId, doc.sections[e.section]!.data));
+        if (!report.imported.includes(e.section)) report.imported.push(e.section);
+      } catch (error) {
+        this.platform.logger.warn({ err: error, section: e.section, tenant_id: tenantId }, 'import section failed');
+        report.imported = report.imported.filter((section) => section !== e.section);
+        report.notImported.push({
+          section: e.section,
+          reason: `failed after the other sections were imported (${isAppError(error) ? error.message : 'an internal error'}); recreate it through its API`,
+        });
+      }
     }
     await this.platform.tenants.load();
     report.imported.sort();

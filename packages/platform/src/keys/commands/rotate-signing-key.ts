@@ -26,15 +26,19 @@ export function rotateSigningKeyCommand(
       alias: input.alias,
       ...(output ? { retiredKid: output.retired, activeKid: output.active.kid } : {}),
     }),
-    async run(_ctx, input) {
+    async run(ctx, input) {
       if (typeof input.alias !== 'string' || input.alias.length === 0)
         throw invalidRequest('An alias is required.', 'alias');
       if (input.retainSeconds !== undefined && !(Number.isInteger(input.retainSeconds) && input.retainSeconds >= 0))
         throw invalidRequest('retainSeconds must be a whole number of seconds, 0 or more.', 'retainSeconds');
       const retired = (await keys.publicJwk(input.alias)).kid!;
-      const active = await keys.rotate(
-        input.alias,
-        input.retainSeconds === undefined ? {} : { retainSeconds: input.retainSeconds },
+      // The new version and the audit event commit together: a rotation answered with an error did not happen, so
+      // the operator's retry rotates once (issue 13 §7).
+      const active = await ctx.unitOfWork((_sql, unit) =>
+        keys.rotate(input.alias, {
+          unit,
+          ...(input.retainSeconds === undefined ? {} : { retainSeconds: input.retainSeconds }),
+        }),
       );
       return { retired, active };
     },
