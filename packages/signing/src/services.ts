@@ -1,6 +1,7 @@
 import type { Clock, Platform } from '@tessera/platform';
 import type { SigningConfig } from './config.js';
 import { providerNotFound } from './domain/errors.js';
+import { PreparedUpdates } from './flow/prepared-updates.js';
 import { ExternalKeyProvider } from './keys/external-provider.js';
 import type { KeyProvider } from './keys/key-provider.js';
 import { Pkcs11KeyProvider } from './keys/pkcs11-provider.js';
@@ -12,6 +13,8 @@ export interface SigningServices {
   config: SigningConfig;
   clock: Clock;
   providers: ProviderRegistry;
+  /** PAdES updates prepared by operation 1, for operation 4 of the same inputs (flow/prepared-updates.ts). */
+  preparedUpdates: PreparedUpdates;
 }
 
 export class ProviderRegistry {
@@ -39,5 +42,15 @@ export function createSigningServices(platform: Platform, config: SigningConfig)
     new ExternalKeyProvider(),
     ...Object.entries(config.pkcs11).map(([id, c]) => new Pkcs11KeyProvider(id, c)),
   ];
-  return { platform, config, clock: platform.clock, providers: new ProviderRegistry(providers) };
+  return {
+    platform,
+    config,
+    clock: platform.clock,
+    providers: new ProviderRegistry(providers),
+    // A merge later than the signature's validity is refused, so a kept update is of no use beyond it.
+    preparedUpdates: new PreparedUpdates(
+      platform.clock,
+      (config.signatureValiditySeconds + config.clockSkewSeconds) * 1000,
+    ),
+  };
 }

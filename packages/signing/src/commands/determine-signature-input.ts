@@ -3,10 +3,11 @@ import { badRequest } from '../domain/errors.js';
 import type { WireFormParameters } from '../domain/pades-parameters.js';
 import { decodeDocument } from '../flow/documents.js';
 import { loadKeyEntry } from '../flow/key-entries.js';
-import { padesAttributes, preparePades } from '../flow/pades.js';
+import { padesAttributesOfDigest, preparePades } from '../flow/pades.js';
 import { isPades, resolveSignatureConfig } from '../flow/signature-config.js';
 import type { DetermineBodyT, SignInputT } from '../http/schemas.js';
 import { digestOf } from '../keys/verify-signature.js';
+import { byteRangeContent } from '../pdf/prepare.js';
 import type { SigningServices } from '../services.js';
 
 export const DETERMINE_SIGNATURE_INPUT = 'signing.determine-signature-input';
@@ -44,18 +45,21 @@ export const determineSignatureInput = (s: SigningServices) =>
             'binding.keyProviderId',
           );
         form = config.form;
-        const { content } = await preparePades({
+        const { prepared, messageDigest } = await preparePades({
+          tenantId: ctx.tenantId,
           pdf: data,
           password: origData.password,
           params: config.form.padesSignatureFormParameters!,
           signingDate,
           entry,
           fonts: s.config.fonts,
+          digestAlgorithm,
+          updates: s.preparedUpdates,
         });
         input =
           signMode === 'DOCUMENT'
-            ? content
-            : digestOf(digestAlgorithm, padesAttributes(entry, digestAlgorithm, content).der);
+            ? byteRangeContent(prepared)
+            : digestOf(digestAlgorithm, padesAttributesOfDigest(entry, digestAlgorithm, messageDigest).der);
       } else {
         input = signMode === 'DOCUMENT' ? data : digestOf(digestAlgorithm, data);
       }

@@ -5,11 +5,11 @@ import { badRequest } from '../domain/errors.js';
 import type { WirePadesParameters } from '../domain/pades-parameters.js';
 import { decodeDocument } from '../flow/documents.js';
 import { loadKeyEntry } from '../flow/key-entries.js';
-import { padesAttributes, preparePades, signingCertificate } from '../flow/pades.js';
+import { padesAttributesOfDigest, preparePades, signingCertificate } from '../flow/pades.js';
 import { isPades, resolveSignatureConfig } from '../flow/signature-config.js';
 import type { OrigDataT, SignatureT } from '../http/schemas.js';
 import { digestOf, verifySignature } from '../keys/verify-signature.js';
-import { insertSignature } from '../pdf/prepare.js';
+import { signedPdfBase64 } from '../pdf/prepare.js';
 import type { SigningServices } from '../services.js';
 
 export const MERGE_SIGNATURE = 'signing.merge-signature';
@@ -42,11 +42,11 @@ export const mergeSignature = (s: SigningServices) =>
       const digestAlgorithm = resolveSignatureConfig(s.config, binding.signatureConfigId, undefined).digestAlgorithm;
       const hash = effectiveDigest(spec, digestAlgorithm);
       const entry = await s.platform.db.withTenant(ctx.tenantId, (sql) => loadKeyEntry(sql, ctx, binding.kid, 'READ'));
-      const audit = {
-        documentSha256: digestOf('SHA256', data).toString('base64'),
+      const auditOf = (documentSha256: Buffer) => ({
+        documentSha256: documentSha256.toString('base64'),
         kid: entry.kid,
         algorithm: spec.name,
-      };
+      });
       const form = signature.signatureFormParameters;
 
       if (isPades(origData.mimeType, form)) {
@@ -60,15 +60,18 @@ export const mergeSignature = (s: SigningServices) =>
           );
         if (date.getTime() - now > s.config.clockSkewSeconds * 1000)
           throw badRequest("The signature's date lies in the future.", 'signature.date');
-        const { prepared, content } = await preparePades({
+        const { prepared, messageDigest, documentSha256 } = await preparePades({
+          tenantId: ctx.tenantId,
           pdf: data,
           password: origData.password,
           params: form!.padesSignatureFormParameters as WirePadesParameters,
           signingDate: date,
           entry,
           fonts: s.config.fonts,
+          digestAlgorithm,
+          updates: s.preparedUpdates,
         });
-        const attributes = padesAttributes(entry, digestAlgorithm, content);
+        const attributes = padesAttributesOfDigest(entry, digestAlgorithm, messageDigest);
         if (!verifySignature(entry.publicKeySpki, spec, hash, attributes.der, value)) throw doesNotVerify(entry.kid);
         const cms = signedData({
           attributes,
@@ -78,9 +81,9 @@ export const mergeSignature = (s: SigningServices) =>
           certificate: signingCertificate(entry),
           chain: entry.certificateChain,
         });
-        let signed: Buffer;
+        let signed: string;
         try {
-          signed = insertSignature(prepared, cms);
+          signed = signedPdfBase64(prepared, cms);
         } catch (cause) {
           throw new AppError('invalid_request', 'The signature does not fit the room reserved for it.', { cause });
         }
@@ -88,13 +91,15 @@ export const mergeSignature = (s: SigningServices) =>
           signOutput: {
             name: origData.name,
             mimeType: 'application/pdf',
-            value: signed.toString('base64'),
+            value: signed,
             digestAlgorithm,
             signature,
           },
-          audit,
+          audit: auditOf(documentSha256),
         };
       }
+
+      const audit = auditOf(digestOf('SHA256', data));
 
       if (!verifySignature(entry.publicKeySpki, spec, hash, data, value)) throw doesNotVerify(entry.kid);
       if (!entry.certificate)

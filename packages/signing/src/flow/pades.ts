@@ -1,11 +1,13 @@
+import { createHash } from 'node:crypto';
 import { AppError, isAppError } from '@tessera/platform';
 import { signedAttributes, type SignedAttributes } from '../cms/cades.js';
-import type { DigestAlgorithm } from '../domain/algorithms.js';
+import { NODE_HASH, type DigestAlgorithm } from '../domain/algorithms.js';
 import { badRequest } from '../domain/errors.js';
 import type { KeyEntryRecord } from '../domain/key-entry.js';
 import type { WirePadesParameters } from '../domain/pades-parameters.js';
 import { digestOf } from '../keys/verify-signature.js';
-import { byteRangeContent, preparePdf, type PreparedPdf } from '../pdf/prepare.js';
+import { coveredUpdateParts, preparePdf, type PrepareInput, type PreparedPdf } from '../pdf/prepare.js';
+import { PreparedUpdates } from './prepared-updates.js';
 
 /** A PAdES signature needs the signing certificate: the CMS names it (ESS signing-certificate-v2). */
 export function signingCertificate(entry: KeyEntryRecord): Buffer {
@@ -26,25 +28,60 @@ export function contentsBytes(entry: KeyEntryRecord): number {
   return Math.ceil((certificates + 3072) / 1024) * 1024;
 }
 
+export interface PadesPreparation {
+  prepared: PreparedPdf;
+  /** The digest (the signature's digest algorithm) of the byte-range content: the CMS message-digest. */
+  messageDigest: Buffer;
+  /** SHA-256 of the original document (the merge's audit event). */
+  documentSha256: Buffer;
+}
+
+/**
+ * Prepares the document for its signature (pdf/prepare.ts) and hashes what the signature covers. The original
+ * is hashed once: the SHA-256 state after it gives the document's SHA-256 (key of the prepared update, audit) and,
+ * continued over the covered parts of the update, the byte-range digest (when the digest algorithm is SHA-256;
+ * another one hashes the document again). An update prepared for the same inputs shortly before (operation 1, then
+ * 4) is taken from `updates` instead of preparing again: the preparation is deterministic, so it is the same.
+ */
 export async function preparePades(input: {
+  tenantId: string;
   pdf: Buffer;
   password: string | undefined;
   params: WirePadesParameters;
   signingDate: Date;
   entry: KeyEntryRecord;
   fonts: Readonly<Record<string, string>>;
-}): Promise<{ prepared: PreparedPdf; content: Buffer }> {
+  digestAlgorithm: DigestAlgorithm;
+  updates: PreparedUpdates;
+}): Promise<PadesPreparation> {
   signingCertificate(input.entry);
+  const sha256 = createHash('sha256').update(input.pdf);
+  const documentSha256 = sha256.copy().digest();
+  const inputs = {
+    tenantId: input.tenantId,
+    password: input.password,
+    params: input.params,
+    signingDate: input.signingDate,
+    contentsBytes: contentsBytes(input.entry),
+    fonts: input.fonts,
+  };
+  const key = PreparedUpdates.key(documentSha256, inputs);
+  const kept = input.updates.get(key);
   let prepared: PreparedPdf;
+  if (kept) prepared = { original: input.pdf, update: kept.update, byteRange: kept.byteRange };
+  else {
+    prepared = await prepareOrRefuse({ ...inputs, pdf: input.pdf });
+    input.updates.set(key, { update: prepared.update, byteRange: prepared.byteRange });
+  }
+  const hash =
+    input.digestAlgorithm === 'SHA256' ? sha256 : createHash(NODE_HASH[input.digestAlgorithm]).update(input.pdf);
+  for (const part of coveredUpdateParts(prepared)) hash.update(part);
+  return { prepared, messageDigest: hash.digest(), documentSha256 };
+}
+
+async function prepareOrRefuse(input: PrepareInput): Promise<PreparedPdf> {
   try {
-    prepared = await preparePdf({
-      pdf: input.pdf,
-      password: input.password,
-      params: input.params,
-      signingDate: input.signingDate,
-      contentsBytes: contentsBytes(input.entry),
-      fonts: input.fonts,
-    });
+    return await preparePdf(input);
   } catch (error) {
     // A document that parsed but whose structure pdf-lib cannot follow (a broken page tree, an odd object) is the
     // document's fault: 400, with the cause kept for the log.
@@ -55,7 +92,6 @@ export async function preparePades(input: {
       cause: error,
     });
   }
-  return { prepared, content: byteRangeContent(prepared.bytes, prepared.byteRange) };
 }
 
 /** The signed attributes over a byte-range content (what a PAdES signature signs, RFC 5652 §5.4). */
@@ -64,9 +100,14 @@ export function padesAttributes(
   digestAlgorithm: DigestAlgorithm,
   content: Buffer,
 ): SignedAttributes {
-  return signedAttributes({
-    digestAlgorithm,
-    messageDigest: digestOf(digestAlgorithm, content),
-    certificate: signingCertificate(entry),
-  });
+  return padesAttributesOfDigest(entry, digestAlgorithm, digestOf(digestAlgorithm, content));
+}
+
+/** The signed attributes for the byte-range content's digest (its message-digest attribute). */
+export function padesAttributesOfDigest(
+  entry: KeyEntryRecord,
+  digestAlgorithm: DigestAlgorithm,
+  messageDigest: Buffer,
+): SignedAttributes {
+  return signedAttributes({ digestAlgorithm, messageDigest, certificate: signingCertificate(entry) });
 }

@@ -17,6 +17,8 @@ const generateKeyPair = promisify(generateKeyPairCb);
 
 export const SOFTWARE_PROVIDER_ID = 'software';
 
+const MAX_FOUND_KEYS = 4096;
+
 /** The tenant's key-encryption key of the signing context (envelope encryption, platform key manager). */
 export const signingDekAlias = (tenantId: string) => `signing:${tenantId}:dek`;
 
@@ -35,6 +37,8 @@ export class SoftwareKeyProvider implements KeyProvider {
   readonly kind = 'software' as const;
   readonly signs = true;
   private readonly opened = new Map<string, KeyObject>();
+  /** Keys found by provider kid (public key and kind), per tenant: see findKey. */
+  private readonly found = new Map<string, ProviderKey>();
 
   constructor(
     private readonly keys: KeyManager,
@@ -45,8 +49,22 @@ export class SoftwareKeyProvider implements KeyProvider {
     return true;
   }
 
+  /**
+   * A key row is never updated or deleted (signing_software_keys has inserts only), so a key once found is kept in
+   * memory, like its opened private key: every replica finds the same row, and a key made on another replica is
+   * simply not known yet here (a miss reads the table; absence is never kept). Callers reach a key through its key
+   * entry, read from the database on every call, so access decisions never come from here.
+   */
   async findKey(unit: ProviderUnit, providerKid: string): Promise<ProviderKey | null> {
-    return toKey(await findSoftwareKey(unit.sql, providerKid));
+    const cacheKey = `${unit.tenantId}\u0000${providerKid}`;
+    const known = this.found.get(cacheKey);
+    if (known) return known;
+    const key = toKey(await findSoftwareKey(unit.sql, providerKid));
+    if (key) {
+      this.found.set(cacheKey, key);
+      if (this.found.size > MAX_FOUND_KEYS) this.found.delete(this.found.keys().next().value!);
+    }
+    return key;
   }
 
   async findKeyByPublicKey(unit: ProviderUnit, spki: Buffer): Promise<ProviderKey | null> {

@@ -1,5 +1,6 @@
 import fontkit from '@pdf-lib/fontkit';
 import {
+  PDFContentStream,
   StandardFonts,
   degrees,
   drawImage,
@@ -52,7 +53,7 @@ export async function drawAppearance(
   visual: WireVisualParameters | undefined,
   fonts: Readonly<Record<string, string>>,
 ): Promise<PDFStream> {
-  if (!box || !visual) return doc.context.formXObject([], { BBox: [0, 0, 0, 0] });
+  if (!box || !visual) return formXObject(doc, [], { BBox: [0, 0, 0, 0] });
   const turn = rotationOf(visual.rotation, page.getRotation().angle);
   // The appearance is drawn upright in a box whose sides follow the rotation; /Matrix turns it onto the field.
   const [w, h] = turn % 180 === 0 ? [box.width, box.height] : [box.height, box.width];
@@ -100,7 +101,17 @@ export async function drawAppearance(
     ops.push(...placeImage(image, imageArea, visual));
   }
   const matrix = rotationMatrix(turn, w, h);
-  return doc.context.formXObject(ops, { BBox: [0, 0, w, h], Matrix: matrix, Resources: resources });
+  return formXObject(doc, ops, { BBox: [0, 0, w, h], Matrix: matrix, Resources: resources });
+}
+
+/**
+ * A form XObject (ISO 32000-1 §8.10) with its operators left uncompressed: the appearance is a few hundred bytes,
+ * and deflating it (pdf-lib's formXObject) cost a large share of a preparation (issue 21 bench).
+ */
+function formXObject(doc: PDFDocument, ops: PDFOperator[], dict: Record<string, unknown>): PDFStream {
+  const context = doc.context;
+  const literal = { Matrix: [1, 0, 0, 1, 0, 0], ...dict, Type: 'XObject', Subtype: 'Form' };
+  return PDFContentStream.of(context.obj(literal as Parameters<typeof context.obj>[0]), ops, false);
 }
 
 function rotationOf(rotation: WireVisualParameters['rotation'], pageRotation: number): number {
@@ -214,11 +225,12 @@ function drawText(
   const wrapping = tp.textWrapping ?? 'FILL_BOX';
   let size = tp.size ?? DEFAULT_FONT_SIZE;
   let lines = text.split(/\r?\n/);
-  const widest = (candidate: string[], at: number) => Math.max(...candidate.map((line) => safeWidth(font, line, at)));
+  const width = widthsOf(font);
+  const widest = (candidate: string[], at: number) => Math.max(...candidate.map((line) => width(line, at)));
   if (wrapping !== 'FONT_BASED') {
     // FILL_BOX: the largest size at which the lines fit the box; with LINEBREAK words also wrap.
     for (size = 72; size > 2; size -= 0.5) {
-      lines = wrapping === 'FILL_BOX_AND_LINEBREAK' ? wrap(font, text, size, inner.width) : text.split(/\r?\n/);
+      lines = wrapping === 'FILL_BOX_AND_LINEBREAK' ? wrap(width, text, size, inner.width) : text.split(/\r?\n/);
       if (widest(lines, size) <= inner.width && lines.length * size * LINE_SPACING <= inner.height) break;
     }
   }
@@ -236,13 +248,13 @@ function drawText(
   if (textBackground) ops.push(...rect(area.x, area.y, area.width, area.height, textBackground));
   const fill = color(tp.textColor, 'BLACK') ?? rgb(0, 0, 0);
   lines.forEach((line, index) => {
-    const width = safeWidth(font, line, size);
+    const lineWidth = width(line, size);
     const horizontal = tp.signerTextHorizontalAlignment ?? 'LEFT';
     const x =
       horizontal === 'CENTER'
-        ? inner.x + (inner.width - width) / 2
+        ? inner.x + (inner.width - lineWidth) / 2
         : horizontal === 'RIGHT'
-          ? inner.x + inner.width - width
+          ? inner.x + inner.width - lineWidth
           : inner.x;
     const baseline = top - (index + 1) * lineHeight + (lineHeight - size) / 2 + size * 0.2;
     ops.push(
@@ -273,6 +285,23 @@ function encode(font: PDFFont, line: string) {
   }
 }
 
+/**
+ * Text widths, each text measured once: pdf-lib's width at a size is the width at 1000 units times size / 1000
+ * (standard and embedded fonts alike), so the fitting loop, which tries up to 140 sizes, gets the same numbers
+ * without laying the text out at every size.
+ */
+function widthsOf(font: PDFFont): (line: string, size: number) => number {
+  const unscaled = new Map<string, number>();
+  return (line, size) => {
+    let at1000 = unscaled.get(line);
+    if (at1000 === undefined) {
+      at1000 = safeWidth(font, line, 1000);
+      unscaled.set(line, at1000);
+    }
+    return at1000 * (size / 1000);
+  };
+}
+
 function safeWidth(font: PDFFont, line: string, size: number): number {
   try {
     return font.widthOfTextAtSize(line, size);
@@ -284,13 +313,13 @@ function safeWidth(font: PDFFont, line: string, size: number): number {
   }
 }
 
-function wrap(font: PDFFont, text: string, size: number, width: number): string[] {
+function wrap(widthOf: (line: string, size: number) => number, text: string, size: number, width: number): string[] {
   const out: string[] = [];
   for (const paragraph of text.split(/\r?\n/)) {
     let line = '';
     for (const word of paragraph.split(/\s+/)) {
       const candidate = line ? `${line} ${word}` : word;
-      if (line && safeWidth(font, candidate, size) > width) {
+      if (line && widthOf(candidate, size) > width) {
         out.push(line);
         line = word;
       } else line = candidate;

@@ -7,8 +7,9 @@ import { PDFDict, PDFName, PDFNumber, type PDFContext, type PDFObject, type PDFR
  * previous section. An earlier signature's byte range is untouched, so it stays valid (issue 21 §3).
  */
 export interface IncrementalUpdate {
-  bytes: Buffer;
-  /** Where each written object starts in `bytes`. */
+  /** The bytes that follow the original: the signed file is the original, then these (never copied together here). */
+  update: Buffer;
+  /** Where each written object starts and ends, as offsets in the whole file (original + update). */
   offsets: Map<string, { start: number; end: number }>;
 }
 
@@ -20,7 +21,7 @@ export function writeIncrementalUpdate(
   refs: readonly PDFRef[],
   serialize: (ref: PDFRef, object: PDFObject) => Buffer = plainBytes,
 ): IncrementalUpdate {
-  const chunks: Buffer[] = [original];
+  const chunks: Buffer[] = [];
   let offset = original.length;
   const push = (chunk: Buffer) => {
     chunks.push(chunk);
@@ -68,7 +69,7 @@ export function writeIncrementalUpdate(
   if (info.ID) trailer.set(PDFName.of('ID'), info.ID as PDFArray);
   trailer.set(PDFName.of('Prev'), PDFNumber.of(previousXrefOffset(original)));
   push(Buffer.from(`trailer\n${trailer.toString()}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
-  return { bytes: Buffer.concat(chunks), offsets };
+  return { update: Buffer.concat(chunks), offsets };
 }
 
 function plainBytes(_ref: PDFRef, object: PDFObject): Buffer {

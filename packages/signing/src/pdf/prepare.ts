@@ -38,8 +38,14 @@ export interface PrepareInput {
   fonts: Readonly<Record<string, string>>;
 }
 
+/**
+ * A prepared document: the original bytes, unchanged, and the incremental update that follows them. They are kept
+ * apart: joining them would copy the whole document, and hashing or encoding can walk the two parts in turn.
+ */
 export interface PreparedPdf {
-  bytes: Buffer;
+  original: Buffer;
+  update: Buffer;
+  /** Offsets in the whole file (original + update), /Contents excluded (ISO 32000-1 §12.8.1). */
   byteRange: [number, number, number, number];
 }
 
@@ -153,7 +159,7 @@ export async function preparePdf(input: PrepareInput): Promise<PreparedPdf> {
     return bytes;
   };
   const update = writeIncrementalUpdate(input.pdf, context, [...changed, ...created], serialize);
-  return fillByteRange(update.bytes, update.offsets.get(refKey(sigRef))!);
+  return fillByteRange(input.pdf, update.update, update.offsets.get(refKey(sigRef))!);
 }
 
 function ensureAcroForm(
@@ -271,34 +277,57 @@ function boxOfExisting(dict: PDFDict): FieldBox | null {
   return box.width > 0 && box.height > 0 ? box : null;
 }
 
-/** Writes the real /ByteRange over its placeholder (same length) and answers it. */
-function fillByteRange(bytes: Buffer, at: { start: number; end: number }): PreparedPdf {
-  const object = bytes.subarray(at.start, at.end).toString('latin1');
+/**
+ * Writes the real /ByteRange over its placeholder (same length) in the update and answers it. The placeholder and
+ * /Contents are looked for in the signature dictionary's own bytes only, as bytes (no text copy of the update).
+ */
+function fillByteRange(original: Buffer, update: Buffer, at: { start: number; end: number }): PreparedPdf {
+  const base = original.length;
+  const object = update.subarray(at.start - base, at.end - base);
   const placeholder = `[ 0 /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} /${BYTE_RANGE_PLACEHOLDER} ]`;
-  const rangeAt = object.indexOf(placeholder);
-  const contentsAt = object.indexOf('/Contents <');
+  const rangeAt = object.indexOf(placeholder, 0, 'latin1');
+  const contentsAt = object.indexOf('/Contents <', 0, 'latin1');
   if (rangeAt < 0 || contentsAt < 0) throw new Error('signature placeholder not found');
   const start = at.start + contentsAt + '/Contents '.length;
-  const end = bytes.indexOf('>', start, 'latin1') + 1;
-  const byteRange: [number, number, number, number] = [0, start, end, bytes.length - end];
+  const close = update.indexOf('>', start - base, 'latin1');
+  if (close < 0) throw new Error('signature placeholder not found');
+  const end = base + close + 1;
+  const length = base + update.length;
+  const byteRange: [number, number, number, number] = [0, start, end, length - end];
   const text = `[${byteRange.join(' ')}]`;
   if (text.length > placeholder.length) throw new Error('byte range too long');
-  bytes.write(text.padEnd(placeholder.length, ' '), at.start + rangeAt, 'latin1');
-  return { bytes, byteRange };
+  update.write(text.padEnd(placeholder.length, ' '), at.start - base + rangeAt, 'latin1');
+  return { original, update, byteRange };
 }
 
-/** The bytes a signature covers: everything but the /Contents value. */
-export function byteRangeContent(bytes: Buffer, range: readonly number[]): Buffer {
-  const [a, b, c, d] = range as [number, number, number, number];
-  return Buffer.concat([bytes.subarray(a, a + b), bytes.subarray(c, c + d)]);
+/** The parts of the update the signature covers: before and after the /Contents value (ISO 32000-1 §12.8.1). */
+export function coveredUpdateParts(prepared: PreparedPdf): [Buffer, Buffer] {
+  const base = prepared.original.length;
+  const [, start, end] = prepared.byteRange;
+  return [prepared.update.subarray(0, start - base), prepared.update.subarray(end - base)];
 }
 
-/** Writes the DER CMS into the /Contents placeholder (hex, zero-padded). */
-export function insertSignature(prepared: PreparedPdf, cms: Buffer): Buffer {
+/** The bytes a signature covers: everything but the /Contents value (the original, then the covered update). */
+export function byteRangeContent(prepared: PreparedPdf): Buffer {
+  return Buffer.concat([prepared.original, ...coveredUpdateParts(prepared)]);
+}
+
+/**
+ * The signed document, base64: the original followed by the update with the DER CMS in its /Contents placeholder
+ * (hex, zero-padded). The prepared update is not changed (it may be shared, flow/prepared-updates.ts), and the 1 MiB
+ * original is not copied: it is encoded up to a multiple of 3 bytes, its last bytes with the update.
+ */
+export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer): string {
+  const { original } = prepared;
+  const base = original.length;
   const [, start, end] = prepared.byteRange;
   const room = (end - start - 2) / 2;
   if (cms.length > room) throw new Error(`the signature (${cms.length} bytes) exceeds its placeholder (${room})`);
-  const out = Buffer.from(prepared.bytes);
-  out.write(cms.toString('hex').padEnd(room * 2, '0'), start + 1, 'latin1');
-  return out;
+  const update = Buffer.from(prepared.update);
+  update.write(cms.toString('hex').padEnd(room * 2, '0'), start - base + 1, 'latin1');
+  const split = base - (base % 3);
+  return (
+    original.subarray(0, split).toString('base64') +
+    Buffer.concat([original.subarray(split), update]).toString('base64')
+  );
 }
