@@ -49,6 +49,24 @@ describe('IndexPermutation', () => {
     );
   });
 
+  // Values of the construction as first shipped (AES called per round): lists already allocated from keep their
+  // indexes whatever way the round function is computed.
+  it.each([
+    [3, [1, 0, 2, 1, 2]],
+    [1000, [746, 199, 213, 344, 344]],
+    [131_072, [105_419, 67_375, 48_855, 30_091, 49_614]],
+    [10_000_000, [4_542_620, 431_381, 2_564_330, 5_219_114, 2_059_932]],
+    [2 ** 30, [453_772_698, 691_577_009, 964_532_718, 815_915_118, 1_026_001_634]],
+  ])('maps counters of a fixed key and size %i as it always did', (size, expected) => {
+    const permutation = new IndexPermutation(
+      Uint8Array.from({ length: 32 }, (_, i) => i),
+      size,
+    );
+    const counters = [0, 1, 2, 999 % size, size - 1];
+    expect(counters.map((n) => permutation.forward(n))).toEqual(expected);
+    expect(expected.map((index) => permutation.inverse(index))).toEqual(counters);
+  });
+
   it('refuses values outside the domain', () => {
     const permutation = new IndexPermutation(randomBytes(32), 10);
     expect(() => permutation.forward(10)).toThrow(RangeError);
