@@ -72,8 +72,30 @@ export async function recordSuccess(
   return rows[0]?.circuit_state ?? null;
 }
 
+/**
+ * Closes the circuits of many destinations after successes (one statement for a delivery round, issue 15). A
+ * circuit that is closed already with no failure counted is not written: the row stays as it is, and replicas do
+ * not queue on the destination row's lock for a write that changes nothing.
+ */
+export async function closeCircuits(
+  sql: Sql,
+  circuits: readonly { tenantId: string; id: string }[],
+  scope: Omit<BreakerScope, 'only'> = {},
+): Promise<number> {
+  if (circuits.length === 0) return 0;
+  const { rowCount } = await sql.query(
+    `UPDATE ${tableOf(scope)} d SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
+       FROM jsonb_to_recordset($1::text::jsonb) AS c(tenant_id text, id uuid)
+      WHERE d.tenant_id = c.tenant_id AND d.id = c.id
+        AND (d.circuit_state <> 'closed' OR d.consecutive_failures <> 0 OR d.opened_at IS NOT NULL
+             OR d.probe_until IS NOT NULL)`,
+    [JSON.stringify(circuits.map((c) => ({ tenant_id: c.tenantId, id: c.id })))],
+  );
+  return rowCount;
+}
+
 /** A failure counts; the threshold (or any failure of the half-open probe) opens the circuit. */
-export async function recordFailure(
+export function recordFailure(
   sql: Sql,
   tenantId: string,
   id: string,
@@ -81,16 +103,32 @@ export async function recordFailure(
   threshold: number,
   scope: BreakerScope = {},
 ): Promise<CircuitState | null> {
+  return recordFailures(sql, tenantId, id, now, threshold, 1, scope);
+}
+
+/**
+ * `failures` consecutive failures at once (a delivery round's, in one statement): the same as as many
+ * `recordFailure` calls in a row.
+ */
+export async function recordFailures(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  now: Date,
+  threshold: number,
+  failures: number,
+  scope: BreakerScope = {},
+): Promise<CircuitState | null> {
   const { rows } = await sql.query<{ circuit_state: CircuitState }>(
     `UPDATE ${tableOf(scope)} d SET
-        consecutive_failures = d.consecutive_failures + 1,
-        circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + 1 >= $4 THEN 'open'
+        consecutive_failures = d.consecutive_failures + $5,
+        circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + $5 >= $4 THEN 'open'
                              ELSE d.circuit_state END,
-        opened_at = CASE WHEN d.circuit_state = 'half_open' OR (d.circuit_state = 'closed' AND d.consecutive_failures + 1 >= $4)
+        opened_at = CASE WHEN d.circuit_state = 'half_open' OR (d.circuit_state = 'closed' AND d.consecutive_failures + $5 >= $4)
                          THEN $3::timestamptz ELSE d.opened_at END,
         probe_until = NULL
       WHERE tenant_id = $1 AND id = $2 RETURNING circuit_state`,
-    [tenantId, id, now, threshold],
+    [tenantId, id, now, threshold, failures],
   );
   return rows[0]?.circuit_state ?? null;
 }
