@@ -10,7 +10,7 @@ import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domai
 import { afterFailure } from './domain/retry.js';
 import { OutboundMetrics } from './outbound-metrics.js';
 import { signWebhook, generateWebhookSecret } from './signature.js';
-import { closeCircuits, recordFailures, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
+import { recordFailures, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
 import * as destinations from './storage/destination-store.js';
 import {
   claimDue,
@@ -238,9 +238,9 @@ export class OutboundService {
       })),
     );
     await this.platform.db.withPlatform(async (sql) => {
-      await recordOutcomes(sql, batch);
-      await closeCircuits(
+      await recordOutcomes(
         sql,
+        batch,
         effects.filter((e) => e.close).map((e) => ({ tenantId: e.tenantId, id: e.destinationId })),
       );
       for (const e of effects)

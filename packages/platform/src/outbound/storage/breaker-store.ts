@@ -72,28 +72,6 @@ export async function recordSuccess(
   return rows[0]?.circuit_state ?? null;
 }
 
-/**
- * Closes the circuits of many destinations after successes (one statement for a delivery round, issue 15). A
- * circuit that is closed already with no failure counted is not written: the row stays as it is, and replicas do
- * not queue on the destination row's lock for a write that changes nothing.
- */
-export async function closeCircuits(
-  sql: Sql,
-  circuits: readonly { tenantId: string; id: string }[],
-  scope: Omit<BreakerScope, 'only'> = {},
-): Promise<number> {
-  if (circuits.length === 0) return 0;
-  const { rowCount } = await sql.query(
-    `UPDATE ${tableOf(scope)} d SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
-       FROM jsonb_to_recordset($1::text::jsonb) AS c(tenant_id text, id uuid)
-      WHERE d.tenant_id = c.tenant_id AND d.id = c.id
-        AND (d.circuit_state <> 'closed' OR d.consecutive_failures <> 0 OR d.opened_at IS NOT NULL
-             OR d.probe_until IS NOT NULL)`,
-    [JSON.stringify(circuits.map((c) => ({ tenant_id: c.tenantId, id: c.id })))],
-  );
-  return rowCount;
-}
-
 /** A failure counts; the threshold (or any failure of the half-open probe) opens the circuit. */
 export function recordFailure(
   sql: Sql,

@@ -25,6 +25,8 @@ export async function enqueue(sql: Sql, event: OutboundEvent, now: Date = new Da
         AND ($4::uuid IS NULL OR d.id = $4::uuid)
      RETURNING id`,
     [event.type, body, now, event.destinationId ?? null],
+    // In the causing unit of work of every event: parsed and planned once per connection.
+    { prepareAs: 'outbound.enqueue' },
   );
   return rows.map((r) => r.id);
 }
@@ -119,6 +121,7 @@ export async function claimDue(sql: Sql, now: Date, leaseMs: number, limit: numb
       '$3',
     ),
     [now, leaseMs, limit],
+    { prepareAs: 'outbound.claim-due' },
   );
   return rows;
 }
@@ -158,23 +161,46 @@ export interface DeliveryOutcome {
   errorCode?: string | null;
 }
 
+/** A destination whose circuit closes with the outcomes written (some attempt to it was answered). */
+export interface CircuitToClose {
+  tenantId: string;
+  id: string;
+}
+
 /**
- * Platform scope. Writes the outcomes of many attempts in one statement (issue 15: one round trip for a round's
- * deliveries, not a transaction each). A row is written only while it is still this attempt's (`attempts` and
- * `delivering` unchanged): a row whose lease ran out and that another replica claimed again is left to that one.
+ * Platform scope. Writes the outcomes of many attempts and closes the circuits of the destinations that answered,
+ * in one statement (issue 15: one round trip for the deliveries that ended together, not a transaction each).
+ * A row is written only while it is still this attempt's (`attempts` and `delivering` unchanged): a row whose
+ * lease ran out and that another replica claimed again is left to that one. A circuit closed already with no
+ * failure counted is not written (the row would not change; replicas do not queue on its lock for nothing).
  * Answers the rows written.
  */
-export async function recordOutcomes(sql: Sql, outcomes: readonly DeliveryOutcome[]): Promise<number> {
-  if (outcomes.length === 0) return 0;
-  const { rowCount } = await sql.query(
-    `UPDATE webhook_deliveries w SET status = o.status, next_attempt_at = o.next_attempt_at, lease_until = NULL,
-        delivered_at = CASE WHEN o.status = 'delivered' THEN o.at ELSE w.delivered_at END,
-        last_status_code = o.status_code, last_error = o.kind, last_latency_ms = o.latency_ms,
-        last_error_code = CASE WHEN o.status = 'delivered' THEN w.last_error_code ELSE o.error_code END
-       FROM jsonb_to_recordset($1::text::jsonb) AS o(tenant_id text, id uuid, attempts integer, status text,
-            at timestamptz, next_attempt_at timestamptz, status_code integer, kind text, latency_ms integer,
-            error_code text)
-      WHERE w.tenant_id = o.tenant_id AND w.id = o.id AND w.attempts = o.attempts AND w.status = 'delivering'`,
+export async function recordOutcomes(
+  sql: Sql,
+  outcomes: readonly DeliveryOutcome[],
+  circuitsToClose: readonly CircuitToClose[],
+): Promise<number> {
+  if (outcomes.length === 0 && circuitsToClose.length === 0) return 0;
+  const { rows } = await sql.query<{ written: number }>(
+    `WITH written AS (
+       UPDATE webhook_deliveries w SET status = o.status, next_attempt_at = o.next_attempt_at, lease_until = NULL,
+          delivered_at = CASE WHEN o.status = 'delivered' THEN o.at ELSE w.delivered_at END,
+          last_status_code = o.status_code, last_error = o.kind, last_latency_ms = o.latency_ms,
+          last_error_code = CASE WHEN o.status = 'delivered' THEN w.last_error_code ELSE o.error_code END
+         FROM jsonb_to_recordset($1::text::jsonb) AS o(tenant_id text, id uuid, attempts integer, status text,
+              at timestamptz, next_attempt_at timestamptz, status_code integer, kind text, latency_ms integer,
+              error_code text)
+        WHERE w.tenant_id = o.tenant_id AND w.id = o.id AND w.attempts = o.attempts AND w.status = 'delivering'
+       RETURNING 1),
+     closed AS (
+       UPDATE webhook_destinations d
+          SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
+         FROM jsonb_to_recordset($2::text::jsonb) AS c(tenant_id text, id uuid)
+        WHERE d.tenant_id = c.tenant_id AND d.id = c.id
+          AND (d.circuit_state <> 'closed' OR d.consecutive_failures <> 0 OR d.opened_at IS NOT NULL
+               OR d.probe_until IS NOT NULL)
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM written)::integer AS written, (SELECT count(*) FROM closed)::integer AS closed`,
     [
       JSON.stringify(
         outcomes.map((o) => ({
@@ -190,9 +216,11 @@ export async function recordOutcomes(sql: Sql, outcomes: readonly DeliveryOutcom
           error_code: o.errorCode ?? null,
         })),
       ),
+      JSON.stringify(circuitsToClose.map((c) => ({ tenant_id: c.tenantId, id: c.id }))),
     ],
+    { prepareAs: 'outbound.record-outcomes' },
   );
-  return rowCount;
+  return rows[0]?.written ?? 0;
 }
 
 /**
