@@ -224,8 +224,9 @@ export class OutboundService {
   }
 
   /**
-   * Writes outcomes that finished together: the rows in one statement, then each destination's circuit once
-   * (closed after a success, failures counted after it), all in one transaction as each outcome was before.
+   * Writes outcomes that finished together: the rows and the circuits of the destinations that answered in one
+   * statement, then the failures after the last answer of each destination, in one transaction (as each outcome
+   * was written before); folded in order, the circuits end as they would have one outcome at a time.
    */
   private async writeOutcomes(batch: DeliveryOutcome[]): Promise<void> {
     const effects = circuitEffects(
