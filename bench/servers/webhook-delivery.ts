@@ -54,6 +54,8 @@ app.post('/bench', async () => {
   const [id] = await platform.db.withTenant('demo', (sql) =>
     enqueue(sql, { type: 'bench.event', data: { sequence: sequence++ } }),
   );
+  // Committed: wake this replica's loop if it is idle, as a producer in the process does (OutboundService.poke).
+  outbound.poke();
   await deliveredOnce(id!);
   return { delivered: id };
 });

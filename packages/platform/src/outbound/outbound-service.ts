@@ -10,22 +10,24 @@ import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domai
 import { afterFailure } from './domain/retry.js';
 import { OutboundMetrics } from './outbound-metrics.js';
 import { signWebhook, generateWebhookSecret } from './signature.js';
-import { recordFailure, recordSuccess, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
+import { recordFailures, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
 import * as destinations from './storage/destination-store.js';
 import {
   claimDue,
   claimProbe,
   expireHeld,
   listDeliveries,
-  markDelivered,
-  markFailed,
+  recordOutcomes,
   type ClaimedDelivery,
+  type DeliveryOutcome,
 } from './storage/outbox-store.js';
 import { assertPublicDestination, DestinationRefused, isSyslogTlsUrl } from './transport/destination-url.js';
 import { postWebhook } from './transport/post-webhook.js';
 import { SyslogTlsSender } from './transport/send-syslog.js';
 import { SET_ERROR_BODY_BYTES, setErrorCode } from './domain/set-push.js';
-import { pollRounds } from '../jobs/poll-rounds.js';
+import { DeliveryLoop } from './delivery-loop.js';
+import { circuitEffects } from './domain/circuit-effects.js';
+import { OutcomeWriter } from './outcome-writer.js';
 
 const TABLE = 'webhook_destinations';
 
@@ -51,9 +53,10 @@ export class OutboundService {
   private readonly metrics: OutboundMetrics;
   private readonly secrets = new Map<string, string>();
   private readonly syslog: SyslogTlsSender;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: DeliveryLoop<ClaimedDelivery>;
+  /** When the loop last dead-lettered expired rows and took probe slots (performance.now()). */
+  private lastHousekeeping = Number.NEGATIVE_INFINITY;
+  private readonly outcomes = new OutcomeWriter<DeliveryOutcome>((batch) => this.writeOutcomes(batch));
 
   constructor(
     private readonly platform: Platform,
@@ -63,6 +66,13 @@ export class OutboundService {
     this.sealer = new JsonSealer(platform.keys, this.options.sealerAlias);
     this.metrics = new OutboundMetrics(platform.metrics, platform.db);
     this.syslog = new SyslogTlsSender(this.options);
+    this.loop = new DeliveryLoop({
+      capacity: this.options.batchSize,
+      intervalMs: this.options.pollIntervalMs,
+      claim: (room) => this.claimForLoop(room),
+      deliver: (d) => this.deliverLogged(d),
+      onError: (error) => this.platform.logger.warn({ reason: error.message }, 'webhook delivery round failed'),
+    });
   }
 
   /**
@@ -121,7 +131,7 @@ export class OutboundService {
 
   /** Wakes this replica's loop at once (new rows were written); a no-op when the loop is not running. */
   poke(): void {
-    this.wake?.();
+    this.loop.poke();
   }
 
   /** Removes a destination in `unit` (see createDestination); 404, with nothing written, when there is none. */
@@ -149,59 +159,102 @@ export class OutboundService {
     return this.platform.db.withTenantSession(tenantId, (sql) => listDeliveries(sql, filter));
   }
 
-  /** Starts this replica's delivery loop. */
+  /**
+   * Starts this replica's delivery loop: it claims due rows whenever fewer than `batchSize` deliveries are in
+   * flight (delivery-loop.ts), so claims go on while earlier deliveries are still out.
+   */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
-  /** Stops the loop after the round in flight (its outcomes are written). */
+  /** Stops the loop and waits for the deliveries in flight (their outcomes are written). */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    await this.loop.stop();
     this.syslog.close();
   }
 
-  private run(): Promise<void> {
-    return pollRounds({
-      isRunning: () => this.running,
-      round: () => this.deliverDue(),
-      intervalMs: this.options.pollIntervalMs,
-      onError: (error) => this.platform.logger.warn({ reason: error.message }, 'webhook delivery round failed'),
-      setWake: (wake) => (this.wake = wake),
-    });
+  /**
+   * The loop's claim: at most `room` due rows in one transaction. Held rows past their age and the cool-downs of
+   * open circuits are looked at once per `pollIntervalMs` rather than at every claim (a claim may follow the last
+   * within milliseconds under load); they are measured in seconds to hours, so that delay changes nothing.
+   */
+  private claimForLoop(room: number): Promise<ClaimedDelivery[]> {
+    const housekeeping = performance.now() - this.lastHousekeeping >= this.options.pollIntervalMs;
+    if (housekeeping) this.lastHousekeeping = performance.now();
+    return this.claim(room, housekeeping);
   }
 
-  /** One round: dead-letters held rows past their age, sends half-open probes, then due rows. Answers the count. */
-  async deliverDue(): Promise<number> {
+  private claim(limit: number, housekeeping: boolean): Promise<ClaimedDelivery[]> {
     const { db, clock } = this.platform;
     const lease = leaseMs(this.options);
     const now = clock.now();
-    await db.withPlatform((sql) => expireHeld(sql, now, this.options.maxAgeMs));
-    const probes: ClaimedDelivery[] = [];
-    const slots = await db.withPlatform((sql) => takeProbeSlots(sql, now, this.options.breakerCooldownMs, lease));
-    for (const slot of slots) {
-      const probe = await db.withPlatform((sql) => claimProbe(sql, now, lease, slot.tenant_id, slot.id));
-      if (probe) probes.push(probe);
-      else await db.withPlatform((sql) => releaseProbeSlot(sql, slot.tenant_id, slot.id));
-    }
-    const due = await db.withPlatform((sql) => claimDue(sql, now, lease, this.options.batchSize));
-    const batch = [...probes, ...due];
-    await Promise.all(
-      batch.map((d) =>
-        // A failure to write an outcome leaves the row to its lease: another round takes it over.
-        this.deliverOne(d).catch((error: unknown) =>
-          this.platform.logger.warn(
-            { delivery_id: d.id, reason: (error as Error).message },
-            'webhook delivery not recorded',
-          ),
-        ),
+    return db.withPlatform(async (sql) => {
+      const probes: ClaimedDelivery[] = [];
+      if (housekeeping) {
+        await expireHeld(sql, now, this.options.maxAgeMs);
+        for (const slot of await takeProbeSlots(sql, now, this.options.breakerCooldownMs, lease)) {
+          const probe = await claimProbe(sql, now, lease, slot.tenant_id, slot.id);
+          if (probe) probes.push(probe);
+          else await releaseProbeSlot(sql, slot.tenant_id, slot.id);
+        }
+      }
+      return [...probes, ...(await claimDue(sql, now, lease, limit))];
+    });
+  }
+
+  /** Delivers one claimed row; a failure to write its outcome leaves the row to its lease (another claim takes it). */
+  private deliverLogged(d: ClaimedDelivery): Promise<void> {
+    return this.deliverOne(d).catch((error: unknown) =>
+      this.platform.logger.warn(
+        { delivery_id: d.id, reason: (error as Error).message },
+        'webhook delivery not recorded',
       ),
     );
+  }
+
+  /**
+   * One round, outside the loop (tests, a caller that drives delivery itself): dead-letters held rows past their
+   * age, takes half-open probes and claims due rows, in one transaction (one BEGIN and COMMIT, issue 15); then
+   * sends them concurrently and waits for their outcomes. Answers the count.
+   */
+  async deliverDue(): Promise<number> {
+    const batch = await this.claim(this.options.batchSize, true);
+    await Promise.all(batch.map((d) => this.deliverLogged(d)));
     return batch.length;
+  }
+
+  /**
+   * Writes outcomes that finished together: the rows and the circuits of the destinations that answered in one
+   * statement, then the failures after the last answer of each destination, in one transaction (as each outcome
+   * was written before); folded in order, the circuits end as they would have one outcome at a time.
+   */
+  private async writeOutcomes(batch: DeliveryOutcome[]): Promise<void> {
+    const effects = circuitEffects(
+      batch.map((o) => ({
+        tenantId: o.delivery.tenant_id,
+        destinationId: o.delivery.destination_id,
+        // A SET receiver's deliberate refusal is an answer: the circuit counts it as up (RFC 8935 §2.3).
+        failed: o.status !== 'delivered' && o.kind !== 'rejected',
+        at: o.at,
+      })),
+    );
+    await this.platform.db.withPlatform(async (sql) => {
+      await recordOutcomes(
+        sql,
+        batch,
+        effects.filter((e) => e.close).map((e) => ({ tenantId: e.tenantId, id: e.destinationId })),
+      );
+      for (const e of effects)
+        if (e.failures > 0)
+          await recordFailures(
+            sql,
+            e.tenantId,
+            e.destinationId,
+            e.failedAt!,
+            this.options.breakerFailureThreshold,
+            e.failures,
+          );
+    });
   }
 
   private async secretOf(d: ClaimedDelivery): Promise<string> {
@@ -221,7 +274,7 @@ export class OutboundService {
   }
 
   private async deliverOne(d: ClaimedDelivery): Promise<void> {
-    const { db, clock } = this.platform;
+    const { clock } = this.platform;
     const began = performance.now();
     const setPush = d.protocol === 'set-push';
     const outcome =
@@ -235,15 +288,21 @@ export class OutboundService {
             {
               ...this.options,
               contentType: d.content_type,
+              keepAlive: true,
               ...(setPush ? { readErrorBody: { maxBytes: SET_ERROR_BODY_BYTES } } : {}),
             },
           );
     const latencyMs = Math.round(performance.now() - began);
     const now = clock.now();
     if (outcome.ok) {
-      await db.withPlatform(async (sql) => {
-        await markDelivered(sql, d, { now, statusCode: outcome.status, latencyMs });
-        await recordSuccess(sql, d.tenant_id, d.destination_id);
+      await this.outcomes.record({
+        delivery: d,
+        status: 'delivered',
+        at: now,
+        nextAttemptAt: now,
+        statusCode: outcome.status,
+        kind: null,
+        latencyMs,
       });
       this.metrics.deliveries.inc({ outcome: 'delivered' });
       this.metrics.latency.observe({ outcome: 'delivered' }, latencyMs / 1000);
@@ -259,17 +318,15 @@ export class OutboundService {
     const next = rejected
       ? ({ status: 'dead' } as const)
       : afterFailure({ attempt: d.attempts, createdAt: new Date(d.created_at), now }, this.options);
-    await db.withPlatform(async (sql) => {
-      await markFailed(sql, d, {
-        status: next.status,
-        nextAttemptAt: next.status === 'failed' ? next.nextAttemptAt : now,
-        statusCode: outcome.status,
-        kind: rejected ? 'rejected' : outcome.kind,
-        latencyMs,
-        errorCode: errorCode ?? null,
-      });
-      if (rejected) await recordSuccess(sql, d.tenant_id, d.destination_id);
-      else await recordFailure(sql, d.tenant_id, d.destination_id, now, this.options.breakerFailureThreshold);
+    await this.outcomes.record({
+      delivery: d,
+      status: next.status,
+      at: now,
+      nextAttemptAt: next.status === 'failed' ? next.nextAttemptAt : now,
+      statusCode: outcome.status,
+      kind: rejected ? 'rejected' : outcome.kind,
+      latencyMs,
+      errorCode: errorCode ?? null,
     });
     this.metrics.deliveries.inc({ outcome: next.status });
     this.metrics.latency.observe({ outcome: 'failed' }, latencyMs / 1000);

@@ -7,9 +7,12 @@ import type { SyslogTlsOptions } from '../transport/send-syslog.js';
 export interface OutboundOptions {
   /** Timeout of one POST, connection to last byte (default 10 s). */
   timeoutMs: number;
-  /** Rows claimed per round by one replica (default 20). */
+  /** Rows claimed per round by one replica, and its deliveries in flight at most (default 20). */
   batchSize: number;
-  /** Pause of the delivery loop when there was nothing due (default 1 s). */
+  /**
+   * Pause of the delivery loop when there was nothing due (default 1 s); also how often the loop dead-letters held
+   * rows past their age and takes the probes of cooled-down circuits.
+   */
   pollIntervalMs: number;
   /** First retry delay; attempt n waits a random time in [0, min(cap, base·2^(n-1))] (default 5 s). */
   retryBaseMs: number;

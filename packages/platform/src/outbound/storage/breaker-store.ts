@@ -73,7 +73,7 @@ export async function recordSuccess(
 }
 
 /** A failure counts; the threshold (or any failure of the half-open probe) opens the circuit. */
-export async function recordFailure(
+export function recordFailure(
   sql: Sql,
   tenantId: string,
   id: string,
@@ -81,16 +81,32 @@ export async function recordFailure(
   threshold: number,
   scope: BreakerScope = {},
 ): Promise<CircuitState | null> {
+  return recordFailures(sql, tenantId, id, now, threshold, 1, scope);
+}
+
+/**
+ * `failures` consecutive failures at once (a delivery round's, in one statement): the same as as many
+ * `recordFailure` calls in a row.
+ */
+export async function recordFailures(
+  sql: Sql,
+  tenantId: string,
+  id: string,
+  now: Date,
+  threshold: number,
+  failures: number,
+  scope: BreakerScope = {},
+): Promise<CircuitState | null> {
   const { rows } = await sql.query<{ circuit_state: CircuitState }>(
     `UPDATE ${tableOf(scope)} d SET
-        consecutive_failures = d.consecutive_failures + 1,
-        circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + 1 >= $4 THEN 'open'
+        consecutive_failures = d.consecutive_failures + $5,
+        circuit_state = CASE WHEN d.circuit_state = 'half_open' OR d.consecutive_failures + $5 >= $4 THEN 'open'
                              ELSE d.circuit_state END,
-        opened_at = CASE WHEN d.circuit_state = 'half_open' OR (d.circuit_state = 'closed' AND d.consecutive_failures + 1 >= $4)
+        opened_at = CASE WHEN d.circuit_state = 'half_open' OR (d.circuit_state = 'closed' AND d.consecutive_failures + $5 >= $4)
                          THEN $3::timestamptz ELSE d.opened_at END,
         probe_until = NULL
       WHERE tenant_id = $1 AND id = $2 RETURNING circuit_state`,
-    [tenantId, id, now, threshold],
+    [tenantId, id, now, threshold, failures],
   );
   return rows[0]?.circuit_state ?? null;
 }

@@ -25,6 +25,8 @@ export async function enqueue(sql: Sql, event: OutboundEvent, now: Date = new Da
         AND ($4::uuid IS NULL OR d.id = $4::uuid)
      RETURNING id`,
     [event.type, body, now, event.destinationId ?? null],
+    // In the causing unit of work of every event: parsed and planned once per connection.
+    { prepareAs: 'outbound.enqueue' },
   );
   return rows.map((r) => r.id);
 }
@@ -119,6 +121,7 @@ export async function claimDue(sql: Sql, now: Date, leaseMs: number, limit: numb
       '$3',
     ),
     [now, leaseMs, limit],
+    { prepareAs: 'outbound.claim-due' },
   );
   return rows;
 }
@@ -142,48 +145,82 @@ export async function claimProbe(
   return rows[0];
 }
 
-export async function markDelivered(
-  sql: Sql,
-  d: ClaimedDelivery,
-  result: { now: Date; statusCode: number | null; latencyMs: number },
-): Promise<void> {
-  await sql.query(
-    `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = $4, lease_until = NULL, next_attempt_at = $4,
-        last_status_code = $5, last_error = NULL, last_latency_ms = $6
-      WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND status = 'delivering'`,
-    [d.tenant_id, d.id, d.attempts, result.now, result.statusCode, result.latencyMs],
-  );
+/** What one attempt of a claimed row came to, as `recordOutcomes` writes it. */
+export interface DeliveryOutcome {
+  delivery: ClaimedDelivery;
+  status: 'delivered' | 'failed' | 'dead';
+  /** The attempt's end: `delivered_at` of a delivery. */
+  at: Date;
+  /** The next attempt of a `failed` row; `at` otherwise. */
+  nextAttemptAt: Date;
+  statusCode: number | null;
+  /** Null for a delivery. */
+  kind: DeliveryFailureKind | null;
+  latencyMs: number;
+  /** The receiver's error code (RFC 8935 `err`) of a rejection. */
+  errorCode?: string | null;
 }
 
-export async function markFailed(
+/** A destination whose circuit closes with the outcomes written (some attempt to it was answered). */
+export interface CircuitToClose {
+  tenantId: string;
+  id: string;
+}
+
+/**
+ * Platform scope. Writes the outcomes of many attempts and closes the circuits of the destinations that answered,
+ * in one statement (issue 15: one round trip for the deliveries that ended together, not a transaction each).
+ * A row is written only while it is still this attempt's (`attempts` and `delivering` unchanged): a row whose
+ * lease ran out and that another replica claimed again is left to that one. A circuit closed already with no
+ * failure counted is not written (the row would not change; replicas do not queue on its lock for nothing).
+ * Answers the rows written.
+ */
+export async function recordOutcomes(
   sql: Sql,
-  d: ClaimedDelivery,
-  result: {
-    status: 'failed' | 'dead';
-    nextAttemptAt: Date;
-    statusCode: number | null;
-    kind: DeliveryFailureKind;
-    latencyMs: number;
-    /** The receiver's error code (RFC 8935 `err`) of a rejection. */
-    errorCode?: string | null;
-  },
-): Promise<void> {
-  await sql.query(
-    `UPDATE webhook_deliveries SET status = $4, next_attempt_at = $5, lease_until = NULL,
-        last_status_code = $6, last_error = $7, last_latency_ms = $8, last_error_code = $9
-      WHERE tenant_id = $1 AND id = $2 AND attempts = $3 AND status = 'delivering'`,
+  outcomes: readonly DeliveryOutcome[],
+  circuitsToClose: readonly CircuitToClose[],
+): Promise<number> {
+  if (outcomes.length === 0 && circuitsToClose.length === 0) return 0;
+  const { rows } = await sql.query<{ written: number }>(
+    `WITH written AS (
+       UPDATE webhook_deliveries w SET status = o.status, next_attempt_at = o.next_attempt_at, lease_until = NULL,
+          delivered_at = CASE WHEN o.status = 'delivered' THEN o.at ELSE w.delivered_at END,
+          last_status_code = o.status_code, last_error = o.kind, last_latency_ms = o.latency_ms,
+          last_error_code = CASE WHEN o.status = 'delivered' THEN w.last_error_code ELSE o.error_code END
+         FROM jsonb_to_recordset($1::text::jsonb) AS o(tenant_id text, id uuid, attempts integer, status text,
+              at timestamptz, next_attempt_at timestamptz, status_code integer, kind text, latency_ms integer,
+              error_code text)
+        WHERE w.tenant_id = o.tenant_id AND w.id = o.id AND w.attempts = o.attempts AND w.status = 'delivering'
+       RETURNING 1),
+     closed AS (
+       UPDATE webhook_destinations d
+          SET circuit_state = 'closed', consecutive_failures = 0, opened_at = NULL, probe_until = NULL
+         FROM jsonb_to_recordset($2::text::jsonb) AS c(tenant_id text, id uuid)
+        WHERE d.tenant_id = c.tenant_id AND d.id = c.id
+          AND (d.circuit_state <> 'closed' OR d.consecutive_failures <> 0 OR d.opened_at IS NOT NULL
+               OR d.probe_until IS NOT NULL)
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM written)::integer AS written, (SELECT count(*) FROM closed)::integer AS closed`,
     [
-      d.tenant_id,
-      d.id,
-      d.attempts,
-      result.status,
-      result.nextAttemptAt,
-      result.statusCode,
-      result.kind,
-      result.latencyMs,
-      result.errorCode ?? null,
+      JSON.stringify(
+        outcomes.map((o) => ({
+          tenant_id: o.delivery.tenant_id,
+          id: o.delivery.id,
+          attempts: o.delivery.attempts,
+          status: o.status,
+          at: o.at.toISOString(),
+          next_attempt_at: o.nextAttemptAt.toISOString(),
+          status_code: o.statusCode,
+          kind: o.kind,
+          latency_ms: o.latencyMs,
+          error_code: o.errorCode ?? null,
+        })),
+      ),
+      JSON.stringify(circuitsToClose.map((c) => ({ tenant_id: c.tenantId, id: c.id }))),
     ],
+    { prepareAs: 'outbound.record-outcomes' },
   );
+  return rows[0]?.written ?? 0;
 }
 
 /**

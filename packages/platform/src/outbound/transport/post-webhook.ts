@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { FailureKind } from '../domain/delivery.js';
 import { checkDestinationUrl, DestinationRefused, type UrlPolicy } from './destination-url.js';
+import { keepAliveAgent } from './keep-alive-agents.js';
 import { pinnedLookup } from './pinned-lookup.js';
 
 export type PostOutcome =
@@ -24,12 +25,18 @@ export interface PostOptions extends UrlPolicy {
    * a refusal (RFC 8935 §2.3 error responses of SET push); the rest is dropped. Absent: drained and dropped.
    */
   readErrorBody?: { maxBytes: number };
+  /**
+   * Reuse connections to the same host and port (keep-alive-agents.ts): the delivery loop sends many POSTs to one
+   * receiver. A new connection still goes through the pinned lookup. Absent: one connection per request.
+   */
+  keepAlive?: boolean;
 }
 
 /**
  * One signed POST to a destination, with the SSRF rules of net/safe-fetch.ts applied at delivery time too: the
  * URL checked again, the host name resolved once by our own lookup, every address checked and the connection
- * made to the checked address (no DNS-rebinding second answer), no redirects followed, one deadline. The response
+ * made to the checked address (no DNS-rebinding second answer; with `keepAlive`, a reused connection is one that
+ * was made so), no redirects followed, one deadline. The response
  * body is drained and dropped (never stored). safe-fetch itself only sends GETs, hence this sibling.
  */
 export function postWebhook(
@@ -65,7 +72,7 @@ export function postWebhook(
         'user-agent': options.userAgent ?? 'tessera-webhooks',
       },
       lookup: lookup as never,
-      agent: false,
+      agent: options.keepAlive ? keepAliveAgent(url.protocol, allowed) : false,
     });
     const timer = setTimeout(() => {
       finish({ ok: false, kind: 'timeout', status: null, message: 'the delivery timed out' });
