@@ -10,6 +10,7 @@ import {
   pushGraphicsState,
   rgb,
   type Color as PdfColor,
+  type PDFDict,
   type PDFDocument,
   type PDFFont,
   type PDFImage,
@@ -111,7 +112,9 @@ export async function drawAppearance(
 function formXObject(doc: PDFDocument, ops: PDFOperator[], dict: Record<string, unknown>): PDFStream {
   const context = doc.context;
   const literal = { Matrix: [1, 0, 0, 1, 0, 0], ...dict, Type: 'XObject', Subtype: 'Form' };
-  return PDFContentStream.of(context.obj(literal as Parameters<typeof context.obj>[0]), ops, false);
+  // The object overload of PDFContext.obj (its literal type is not exported): the dictionary form.
+  const streamDict = (context.obj as (literal: object) => PDFDict)(literal);
+  return PDFContentStream.of(streamDict, ops, false);
 }
 
 function rotationOf(rotation: WireVisualParameters['rotation'], pageRotation: number): number {
