@@ -227,6 +227,8 @@ export const sessionStore = {
         next.state.status,
         [...next.presentRequiredPaths],
       ],
+      // The statement of nearly every contribution: parsed and planned once per connection.
+      { prepareAs: 'issuance_contribute_if_current' },
     );
     const row = result.rows[0];
     if (!row) return null;
