@@ -5,9 +5,12 @@ import type { Scenario } from '../../../bench/lib/types.js';
 
 /**
  * POST /api/oid4vci/v1/backend/sessions/{correlationId}/attributes over HTTP against an issuance role app on
- * PostgreSQL (servers/pipeline-contribute.ts), 50 connections: bearer JWT, tenant, policy, the session row locked,
- * completeness on the required paths, one group of 10 attributes each sealed (envelope encryption, a fresh data
- * key per value) and inserted, the state saved, one audit event. Each request goes to the next of 200 sessions.
+ * PostgreSQL (servers/pipeline-contribute.ts), 50 connections: bearer JWT, tenant, policy, one group of 10
+ * attributes each sealed (envelope encryption, a fresh data key per value), then one statement that locks the session
+ * row, checks it is what completeness and the state move were decided from, inserts the rows, moves the state and
+ * stages the audit event (packages/issuance/README.md, Bench), and the audit chain's append. Each request goes to the
+ * next of 200 sessions, so that 50 connections contribute to 50 sessions at once (the sessions' own contributors, not
+ * one session under 50 writers).
  */
 export const pipelineContribute: Scenario = {
   name: 'pipeline-contribute',

@@ -4,6 +4,7 @@ import { BagSealer } from './crypto/bag-sealer.js';
 import { narrowPolicy } from './http/narrow-policy.js';
 import { GET_SESSION_ATTRIBUTES } from './commands/ids.js';
 import { PipelineMetrics } from './metrics.js';
+import { SessionHints } from './storage/session-hints.js';
 
 /** What the pipeline's commands share. */
 export interface IssuanceServices {
@@ -18,6 +19,8 @@ export interface IssuanceServices {
   bus: CommandBus;
   /** Pipeline metrics on the platform's registry (001 §4.5). */
   metrics: PipelineMetrics;
+  /** The last session rows seen, as guesses for contributions (storage/session-hints.ts); never trusted as such. */
+  sessionHints: SessionHints;
 }
 
 export function createIssuanceServices(platform: Platform, config: IssuanceConfig): IssuanceServices {
@@ -35,5 +38,6 @@ export function createIssuanceServices(platform: Platform, config: IssuanceConfi
     sealer: new BagSealer(platform.keys),
     bus,
     metrics: new PipelineMetrics(platform),
+    sessionHints: new SessionHints(),
   };
 }

@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import pg from 'pg';
 import { createRoleApp, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
 import { Value } from 'typebox/value';
@@ -62,6 +63,12 @@ for (let i = 0; i < SESSIONS; i++) {
   if (res.statusCode !== 200) throw new Error(`seeding failed: ${res.statusCode} ${res.body}`);
   sessions.push(res.json().correlation_id as string);
 }
+// Statistics, as a database in service has them (autovacuum): without them the planner of a just-seeded table may
+// find a session by its expiry index and filter every live session instead of using the primary key.
+const owner = new pg.Client({ connectionString: database.url });
+await owner.connect();
+await owner.query('ANALYZE issuance_sessions, issuance_session_attributes');
+await owner.end();
 await writeFile(join(dataDir, 'contribute.json'), JSON.stringify({ token: admin, sessions }));
 
 await serveUntilSignal(

@@ -61,11 +61,44 @@ export async function sealContribution(
   return { mode, attributes, fields };
 }
 
+/** Where a contribution takes a session: its state, and the required attribute paths then present (sorted). */
+export interface ContributionMove {
+  state: SessionState;
+  presentRequiredPaths: string[];
+}
+
+/**
+ * The machine's decision on a contribution, from the required paths the bag held before it (`present`): throws the
+ * refusal (409). Pure: the caller makes sure that what it decides from is current (under the session's lock).
+ */
+export function decideContribution(
+  session: SessionRow,
+  present: Iterable<string>,
+  contribution: FlattenedContribution,
+): ContributionMove {
+  const required = requiredPaths(session.pipeline);
+  const paths = new Set(present);
+  for (const a of contribution.attributes) paths.add(a.path);
+  const complete = allComplete(evaluateCompleteness(session.pipeline, paths));
+  let state = session.state;
+  for (const { contributorId, phase } of contribution.contributors) {
+    const moved = transition(session.pipeline, state, { type: 'CONTRIBUTED', contributorId, phase, complete });
+    if (!moved.ok) throw conflict(moved.reason);
+    state = moved.state;
+  }
+  return { state, presentRequiredPaths: required.filter((p) => paths.has(p)).sort() };
+}
+
+/** Whether a move changes the session row (a known contributor adding no required path changes nothing). */
+export const movesSession = (session: SessionRow, move: ContributionMove) =>
+  JSON.stringify(move.state) !== JSON.stringify(session.state) ||
+  JSON.stringify(move.presentRequiredPaths) !== JSON.stringify(session.presentRequiredPaths);
+
 /**
  * Moves a locked session through a contribution and writes its attributes and connector fields, sealed per the
  * session's encryption mode, in the caller's unit of work. The state is checked first: a refused contribution
- * writes nothing. Answers the new state. `sealed`: the values sealed ahead, used when sealed for the session's
- * mode (else sealed here).
+ * writes nothing. Answers the move (the caller saves it). `sealed`: the values sealed ahead, used when sealed for
+ * the session's mode (else sealed here).
  */
 export async function applyContribution(
   sql: Sql,
@@ -79,23 +112,19 @@ export async function applyContribution(
     /** The sealed rows are in the bag already (written with the session's lock, session-store.ts). */
     written?: boolean;
   } = {},
-): Promise<SessionState> {
+): Promise<ContributionMove> {
   // Read after the session's lock, in a statement of its own: it sees what the unit that held the lock before wrote.
-  const paths = await bagStore.paths(sql, session.id, requiredPaths(session.pipeline));
-  for (const a of contribution.attributes) paths.add(a.path);
-  const complete = allComplete(evaluateCompleteness(session.pipeline, paths));
-  let state = session.state;
-  for (const { contributorId, phase } of contribution.contributors) {
-    const moved = transition(session.pipeline, state, { type: 'CONTRIBUTED', contributorId, phase, complete });
-    if (!moved.ok) throw conflict(moved.reason);
-    state = moved.state;
-  }
-  if (options.written) return state;
+  const move = decideContribution(
+    session,
+    await bagStore.paths(sql, session.id, requiredPaths(session.pipeline)),
+    contribution,
+  );
+  if (options.written) return move;
   const sealed =
     options.sealed?.mode === session.encryptionMode
       ? options.sealed
       : await sealContribution(sealer, tenantId, contribution, session.encryptionMode, now, sql);
   await bagStore.insertAttributes(sql, session.id, sealed.attributes);
   await bagStore.upsertConnectorFields(sql, session.id, sealed.fields);
-  return state;
+  return move;
 }

@@ -9,7 +9,7 @@ import { initialSession, transition } from '../domain/session-machine.js';
 import type { IssuanceServices } from '../services.js';
 import { pipelineStore } from '../storage/pipeline-store.js';
 import { sessionStore, type SessionRow } from '../storage/session-store.js';
-import { applyContribution } from './apply-contribution.js';
+import { applyContribution, movesSession, type ContributionMove } from './apply-contribution.js';
 import { INIT_SESSION } from './ids.js';
 import { sessionSummary, type SessionSummary } from './session-view.js';
 
@@ -84,23 +84,27 @@ export const initSession = (s: IssuanceServices) =>
           createdAt: now,
           updatedAt: now,
           expiresAt: new Date(now.getTime() + ttl * 1000),
+          // A new bag holds nothing yet; the initial contribution's move below records what it adds.
+          presentRequiredPaths: [],
         };
         if (!(await sessionStore.insert(sql, row)))
           throw alreadyExists('A session with this correlation id exists in the tenant.', 'correlation_id');
-        let state = row.state;
+        let move: ContributionMove = { state: row.state, presentRequiredPaths: [] };
         if (contribution.attributes.length > 0 || contribution.connectorFields.length > 0) {
-          state = await applyContribution(sql, s.sealer, ctx.tenantId, row, contribution, now);
+          move = await applyContribution(sql, s.sealer, ctx.tenantId, row, contribution, now);
         } else if (allComplete(evaluateCompleteness(pipeline, new Set()))) {
           // A pipeline that asks for no claim is complete from the start.
-          const moved = transition(pipeline, state, {
+          const moved = transition(pipeline, row.state, {
             type: 'CONTRIBUTED',
             contributorId: SESSION_INIT_CONTRIBUTOR,
             phase: 'OID4VCI_START',
             complete: true,
           });
-          if (moved.ok) state = moved.state;
+          if (moved.ok) move = { ...move, state: moved.state };
         }
-        if (state !== row.state) await sessionStore.saveState(sql, row.id, state, now);
+        const { state } = move;
+        if (movesSession(row, move))
+          await sessionStore.saveContribution(sql, row.id, state, move.presentRequiredPaths, now);
         return sessionSummary(row, state);
       });
     },

@@ -11,4 +11,8 @@ export const issuanceMigrations: Migration[] = [
     'issuance/0003_connector_invocations',
     new URL('./migrations/0003_connector_invocations.sql', import.meta.url),
   ),
+  sqlMigration(
+    'issuance/0004_session_required_paths',
+    new URL('./migrations/0004_session_required_paths.sql', import.meta.url),
+  ),
 ];
