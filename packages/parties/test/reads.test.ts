@@ -192,6 +192,18 @@ describe.each(DATABASE_KINDS)('party reads (%s)', (kind) => {
       expect(displayNames(await page('limit=1'))).toEqual([`Bert ${family}`]);
     });
 
+    it('answers a party once when several of its words start with the query word', async () => {
+      const word = `Twice${Date.now().toString(36)}`;
+      const id = await bed.create('persons', {
+        displayName: `${word} ${word}son`,
+        givenName: word,
+        familyName: `${word}son`,
+      });
+      const found = await bed.call('GET', `/persons?q=${word}&total=true`);
+      expect(ids(found.body)).toEqual([id]);
+      expect(found.body.pagination.total).toBe(1);
+    });
+
     it('finds candidates through the word index under row-level security, on both engines', async () => {
       // 5,000 persons of another tenant and fresh statistics: a plan that ignored the words would read them all.
       await bed.superuser(
