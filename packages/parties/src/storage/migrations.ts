@@ -4,4 +4,5 @@ import { sqlMigration, type Migration } from '@tessera/platform';
 export const partiesMigrations: Migration[] = [
   sqlMigration('parties/0001_parties', new URL('./migrations/0001_parties.sql', import.meta.url)),
   sqlMigration('parties/0002_search_words', new URL('./migrations/0002_search_words.sql', import.meta.url)),
+  sqlMigration('parties/0003_search_words_order', new URL('./migrations/0003_search_words_order.sql', import.meta.url)),
 ];
