@@ -38,6 +38,15 @@ export const DesignsConfigSchema = Type.Object(
       },
       { default: {}, additionalProperties: false },
     ),
+    /**
+     * Resolved designs kept per process, each answered only after a read of the design's current ETag inputs
+     * showed it is still current (commands/resolve-cache.ts); least recently used evicted beyond `maxEntries`, 0
+     * keeps none.
+     */
+    resolveCache: Type.Object(
+      { maxEntries: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }) },
+      { default: {}, additionalProperties: false },
+    ),
     assets: Type.Object(
       { maxBytes: Type.Integer({ minimum: 1024, maximum: 32 * 1024 * 1024, default: 2 * 1024 * 1024 }) },
       { default: {}, additionalProperties: false },

@@ -1,4 +1,5 @@
 import type { Platform, RoleApp } from '@tessera/platform';
+import { ResolveCache } from './commands/resolve-cache.js';
 import type { DesignsConfig } from './config.js';
 import { DESIGN_KINDS } from './domain/enums.js';
 import { KINDS } from './domain/kinds.js';
@@ -37,6 +38,7 @@ export function createDesignsServices(platform: Platform, deps: DesignsDeps): De
     blobs: deps.blobs ?? postgresBlobStore,
     readForResolve: createResolveReads(platform.db),
     readValidatorsForResolve: createValidatorReads(platform.db),
+    resolveCache: new ResolveCache(deps.config.resolveCache.maxEntries),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Clock, Platform } from '@tessera/platform';
+import type { ResolveCache } from './commands/resolve-cache.js';
 import type { DesignsConfig } from './config.js';
 import type { SourceFetcher } from './import/source-fetcher.js';
 import type { BlobStore } from './storage/blob-store.js';
@@ -16,4 +17,6 @@ export interface DesignsServices {
   readForResolve: (tenantId: string, selector: DesignSelector) => Promise<ResolveRead>;
   /** A conditional resolve's first read: the ETag's inputs only (storage/resolve-reads.ts), batched the same way. */
   readValidatorsForResolve: (tenantId: string, selector: DesignSelector) => Promise<DesignValidators | null>;
+  /** Resolved designs of this process, each used only while its validators are current (commands/resolve-cache.ts). */
+  resolveCache: ResolveCache;
 }

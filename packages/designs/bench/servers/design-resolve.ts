@@ -13,7 +13,7 @@ import { DesignsConfigSchema, designsMigrations, registerDesignsRoutes, type Des
  * designs of the demo tenant, each in three locales (en, de, fr) with six labelled claims and a render variant, and
  * the tenant's defaults configured: two layers per resolve (tenant defaults, stored design). Each resolve names its
  * design by binding and prefers `de-CH` (looked up to `de`). Reads are not audited (the registry's default) unless
- * BENCH_AUDIT_READS=1. The reader's token, the bodies and each body's ETag go
+ * BENCH_AUDIT_READS=1. BENCH_RESOLVE_CACHE_ENTRIES sets designs.resolveCache.maxEntries (0: nothing kept). The reader's token, the bodies and each body's ETag go
  * to BENCH_DATA_DIR/resolve.json for the load generator.
  */
 const dataDir = benchDataDir();
@@ -33,6 +33,9 @@ const { platform } = await startBenchPlatform({
 const config = Value.Default(DesignsConfigSchema, {
   // BENCH_AUDIT_READS=1: every resolve also writes its audit event (designs.auditReads), to measure that price.
   auditReads: process.env.BENCH_AUDIT_READS === '1',
+  ...(process.env.BENCH_RESOLVE_CACHE_ENTRIES === undefined
+    ? {}
+    : { resolveCache: { maxEntries: Number(process.env.BENCH_RESOLVE_CACHE_ENTRIES) } }),
   tenantDefaults: {
     demo: { defaultLocale: 'en', backgroundColor: '#1D3557', logoUri: 'https://demo.example/logo.png' },
   },

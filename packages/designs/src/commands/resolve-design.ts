@@ -15,6 +15,7 @@ import {
 import { mapOcaBundle } from '../mappers/index.js';
 import type { DesignsServices } from '../services.js';
 import type { DesignSelector } from '../storage/design-store.js';
+import { resolveCacheKey, validatorsKey } from './resolve-cache.js';
 import { designCommand } from './design-commands.js';
 
 export interface ResolveDesignInput {
@@ -29,7 +30,12 @@ export interface ResolveDesignInput {
   ifNoneMatch?: string;
 }
 
-export type ResolveDesignOutput = { notModified: true; etag: string } | ({ notModified: false } & ResolvedDesign);
+/**
+ * A 304's ETag, or the resolved design with its ETag. `resolved` may be the object a previous resolve answered
+ * (resolve-cache.ts): callers do not change it, and may key what they derive from it (its serialisation) by it.
+ */
+export type ResolveDesignOutput =
+  { notModified: true; etag: string } | { notModified: false; etag: string; resolved: ResolvedDesign };
 
 /** Exactly one way of naming the design (001 §4.1: "one of designId, binding, or bindingKey with bindingValue"). */
 function selectorOf(input: ResolveDesignInput): { designId: string } | { binding: Binding } {
@@ -73,7 +79,7 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
     id: info.resolveCommand,
     access: 'read',
     businessIds: (_input, output): Record<string, string> =>
-      output && !output.notModified ? { designId: output.design.id } : {},
+      output && !output.notModified ? { designId: output.resolved.design.id } : {},
     async run(ctx, input) {
       const selector = selectorOf(input);
       const oca = inlineOca(input, s.config.defaultLocale);
@@ -91,13 +97,24 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
         renderTarget: input.renderTarget ?? null,
         defaultLocale: s.config.defaultLocale,
       };
-      // A conditional resolve reads the ETag's inputs first: when they still give the client's ETag, the answer is
-      // 304 without reading a document (RFC 9110 §13.1.2). Otherwise (or unconditionally) the design is read in full.
-      if (input.ifNoneMatch) {
+      // Inline bundles are per request: such a resolve is neither answered from nor kept in the cache.
+      const cacheKey = bundle === undefined ? resolveCacheKey(ctx.tenantId, designSelector, options) : null;
+      const cached = cacheKey === null ? undefined : s.resolveCache.get(cacheKey);
+      // A conditional resolve, or one whose answer is kept, reads the ETag's inputs first (no document): when they
+      // still give the client's ETag, the answer is 304 (RFC 9110 §13.1.2); when they are those of the kept answer,
+      // that answer. Otherwise (or unconditionally and not kept) the design is read in full.
+      if (input.ifNoneMatch || cached?.resolved) {
         const validators = await s.readValidatorsForResolve(ctx.tenantId, designSelector);
-        if (!validators) throw designNotFound();
-        const etag = resolveEtag(validators, request, options);
+        if (!validators) {
+          if (cacheKey !== null) s.resolveCache.delete(cacheKey);
+          throw designNotFound();
+        }
+        const key = validatorsKey(validators);
+        const current = cached?.validatorsKey === key ? cached : undefined;
+        const etag = current?.etag ?? resolveEtag(validators, request, options);
+        if (cacheKey !== null && current === undefined) s.resolveCache.set(cacheKey, { validatorsKey: key, etag });
         if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
+        if (current?.resolved) return { notModified: false, etag, resolved: current.resolved };
       }
       const found = await s.readForResolve(ctx.tenantId, designSelector);
       if (!found) throw designNotFound();
@@ -110,8 +127,11 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
         variants: found.variants,
       };
       // The layers read may be newer than the validators were: the ETag is the one of what is answered.
-      const etag = resolveEtag(validatorsOf(layers), request, options);
+      const validators = validatorsOf(layers);
+      const etag = resolveEtag(validators, request, options);
       if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
-      return { notModified: false, ...resolveDesign(layers, options, etag) };
+      const resolved = resolveDesign(layers, options, etag);
+      if (cacheKey !== null) s.resolveCache.set(cacheKey, { validatorsKey: validatorsKey(validators), etag, resolved });
+      return { notModified: false, etag, resolved };
     },
   });

@@ -13,6 +13,7 @@ import { resolveDesignCommand, type ResolveDesignInput } from '../commands/resol
 import type { BindingKey } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import type { DesignInput } from '../domain/records.js';
+import type { ResolvedDesign } from '../domain/resolve-design.js';
 import type { DesignsServices } from '../services.js';
 import {
   BindingParams,
@@ -27,6 +28,24 @@ import {
 } from './schemas.js';
 
 export const DESIGNS_BASE_PATH = '/api/v1/designs';
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * The 200 body of a resolved design, serialised by the route's response schema once per resolved object: a
+ * resolve answered from the cache (commands/resolve-cache.ts) returns the object it answered before, and sends
+ * the same bytes without serialising them again. Kept as long as the object is (the cache's entry).
+ */
+const serializedBodies = new WeakMap<ResolvedDesign, string>();
+function serializedResolve(reply: FastifyReply, resolved: ResolvedDesign): string {
+  let body = serializedBodies.get(resolved);
+  if (body === undefined) {
+    // The route's serializer (fast-json-stringify of ResolvedDesignSchema) answers a string.
+    body = reply.serialize(resolved) as string;
+    serializedBodies.set(resolved, body);
+  }
+  return body;
+}
 
 /** The editable fields of a body (server-assigned members sent back by a client are dropped here). */
 function inputOf(body: Static<ReturnType<typeof designBody>>): DesignInput {
@@ -141,8 +160,8 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
       reply.header('etag', result.etag).header('cache-control', 'private, no-cache');
       // RFC 9110 §15.4.5: a 304 has no content (and so no Content-Length of a body that is not sent).
       if (result.notModified) return (reply as FastifyReply).code(304).removeHeader('content-type').send();
-      const { notModified: _n, ...resolved } = result;
-      return resolved;
+      const untyped = reply as FastifyReply;
+      return untyped.type(JSON_UTF8).send(serializedResolve(untyped, result.resolved));
     },
   );
 
