@@ -479,6 +479,79 @@ describe('JwtAuthenticator: verified tokens remembered', () => {
   });
 });
 
+describe('JwtAuthenticator: remembered tokens answered without a key lookup', () => {
+  it('answers a remembered token at once once a lookup found its key in the set now loaded, with no fetch', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri);
+      const token = await sign(rsa, claims());
+      // Verified on a cold key set (the load happened during the lookup): not yet known to be of the load now served.
+      const first = await auth.authenticate(token);
+      expect(auth.rememberedNow(token)).toBeUndefined();
+      // The next call looks the key up again, in the set as loaded now, and remembers that load.
+      expect((await auth.authenticate(token)).principal).toBe(first.principal);
+      expect(auth.rememberedNow(token)?.principal).toBe(first.principal);
+      expect(auth.rememberedNow(await sign(rsa, claims({ sub: 'never-seen' })))).toBeUndefined();
+      expect(server.requests).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a remembered token once the key set is loaded again without its key (withdrawal)', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri, { jwksCooldownSeconds: 0 });
+      const token = await sign(rsa, claims());
+      await auth.authenticate(token);
+      await auth.authenticate(token);
+      expect(auth.rememberedNow(token)).toBeDefined();
+      // Another token's unknown kid makes jose load the set again; the withdrawn key is no longer in it.
+      const next = await signingKey('RS256', 'rsa-next');
+      server.keys = [next.jwk];
+      await auth.authenticate(await sign(next, claims({ sub: 'after-rotation' })));
+      expect(server.requests).toBe(2);
+      expect(auth.rememberedNow(token)).toBeUndefined();
+      await expectInvalidToken(auth.authenticate(token));
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('looks the key up again once the key set is past its cache age, which loads the set again', async () => {
+    const server = await startJwksServer([rsa.jwk]);
+    try {
+      const auth = authenticator(server.jwksUri, { jwksCacheSeconds: 1 });
+      const token = await sign(rsa, claims());
+      await auth.authenticate(token);
+      await auth.authenticate(token);
+      expect(auth.rememberedNow(token)).toBeDefined();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(auth.rememberedNow(token)).toBeUndefined();
+      server.keys = [];
+      await expectInvalidToken(auth.authenticate(token));
+      expect(server.requests).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('always looks the key up in a key set given by keySetFor, which says nothing of its loads', async () => {
+    let lookups = 0;
+    const auth = authenticator('http://127.0.0.1:1/unused', {
+      keySetFor: () => async () => {
+        lookups++;
+        return rsa.publicKey;
+      },
+    });
+    const token = await sign(rsa, claims());
+    await auth.authenticate(token);
+    await auth.authenticate(token);
+    expect(auth.rememberedNow(token)).toBeUndefined();
+    expect(lookups).toBe(2);
+  });
+});
+
 describe('JwtAuthenticator: key rotation', () => {
   it('accepts a token signed with a key the issuer started serving after the cache was filled', async () => {
     const server = await startJwksServer([rsa.jwk]);

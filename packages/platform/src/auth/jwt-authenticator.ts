@@ -4,7 +4,9 @@ import {
   decodeProtectedHeader,
   jwtVerify,
   errors as joseErrors,
+  jwksCache,
   type CompactJWSHeaderParameters,
+  type ExportedJWKSCache,
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
@@ -93,6 +95,23 @@ interface VerifiedEntry {
   issuer: TrustedIssuer;
   header: CompactJWSHeaderParameters;
   key: unknown;
+  /**
+   * The load of the key set in which `key` was found (KeySet.currentLoad), when that is known: while the issuer's
+   * set is still that load and fresh, the same lookup would find the same key, so it is not repeated.
+   */
+  keySetLoad: object | undefined;
+}
+
+/**
+ * An issuer's key set. A remote one (jose's, fetched from the issuer's jwks_uri) tells which load of the set it
+ * serves, through jose's `jwksCache` object, which jose fills on every (re)load with the fetched document (a new
+ * object each time) and the load time: another document means the keys may have changed (rotation, withdrawal).
+ * A set given by `keySetFor` does not; every remembered token is then checked against it by a key lookup.
+ */
+interface KeySet {
+  getKey: JWTVerifyGetKey;
+  /** The document of the load now served, while it is within its cache age (jose reloads it after); else undefined. */
+  currentLoad(): object | undefined;
 }
 
 /**
@@ -142,7 +161,7 @@ class VerifiedTokens {
  * key, a kid shaped like a path or SQL, jku/x5u elsewhere) is refused with no outbound fetch.
  */
 export class JwtAuthenticator {
-  private readonly keySets = new Map<string, JWTVerifyGetKey>();
+  private readonly keySets = new Map<string, KeySet>();
   private readonly verified: VerifiedTokens;
 
   constructor(private readonly options: JwtAuthenticatorOptions) {
@@ -157,31 +176,78 @@ export class JwtAuthenticator {
     return this.options.issuers.length > 0;
   }
 
-  private keySet(issuer: TrustedIssuer): JWTVerifyGetKey {
+  private keySet(issuer: TrustedIssuer): KeySet {
     let ks = this.keySets.get(issuer.issuer);
     if (!ks) {
-      ks =
-        this.options.keySetFor?.(issuer) ??
-        createRemoteJWKSet(new URL(issuer.jwksUri), {
-          cacheMaxAge: this.options.jwksCacheSeconds * 1000,
+      const given = this.options.keySetFor?.(issuer);
+      if (given) ks = { getKey: given, currentLoad: () => undefined };
+      else {
+        const maxAgeMs = this.options.jwksCacheSeconds * 1000;
+        // Filled by jose on each load of the set: `jwks` the document fetched, `uat` the time (jose's remote.js).
+        const loads: Partial<ExportedJWKSCache> = {};
+        const getKey = createRemoteJWKSet(new URL(issuer.jwksUri), {
+          cacheMaxAge: maxAgeMs,
           cooldownDuration: this.options.jwksCooldownSeconds * 1000,
           timeoutDuration: 5000,
+          [jwksCache]: loads as ExportedJWKSCache,
         });
+        // jose's own freshness test (isFreshFor): past it, its next key lookup reloads the set.
+        ks = {
+          getKey,
+          currentLoad: () =>
+            loads.jwks !== undefined && loads.uat !== undefined && Date.now() < loads.uat + maxAgeMs
+              ? loads.jwks
+              : undefined,
+        };
+      }
       this.keySets.set(issuer.issuer, ks);
     }
     return ks;
   }
 
+  /**
+   * The outcome of a token verified before, when it can be given without waiting: the token is remembered, and the
+   * key that checked its signature is still served, known without a lookup because the issuer's key set has not
+   * been loaded again since that key was found in it. Undefined otherwise; `authenticate` then decides.
+   */
+  rememberedNow(token: string): Verified | undefined {
+    const known = this.verified.get(token);
+    if (!known || known.keySetLoad === undefined) return undefined;
+    return this.keySet(known.issuer).currentLoad() === known.keySetLoad ? known.value : undefined;
+  }
+
   async authenticate(token: string): Promise<Verified> {
+    const now = this.rememberedNow(token);
+    if (now) return now;
     const known = this.verified.get(token);
     if (known) {
-      const key = await Promise.resolve()
-        .then(() => this.keySet(known.issuer)(known.header, { payload: '', signature: '' }))
+      const keySet = this.keySet(known.issuer);
+      const found = await Promise.resolve()
+        .then(() => this.findKey(keySet, known.header, { payload: '', signature: '' }))
         .catch(() => null);
-      if (key === known.key) return known.value;
+      if (found && found.key !== undefined && found.key === known.key) {
+        // The same key in the set as loaded now: later requests of this token skip the lookup until it reloads.
+        known.keySetLoad = found.load;
+        return known.value;
+      }
       this.verified.forget(token);
     }
     return this.verify(token);
+  }
+
+  /**
+   * The key for a token from the issuer's key set, and the load of the set it was found in when that is certain:
+   * the set was fresh when the lookup started (jose reloads only a stale set, or on a key it does not know) and
+   * was not loaded again before it ended.
+   */
+  private async findKey(
+    keySet: KeySet,
+    header: CompactJWSHeaderParameters,
+    token: Parameters<JWTVerifyGetKey>[1],
+  ): Promise<{ key: unknown; load: object | undefined }> {
+    const before = keySet.currentLoad();
+    const key: unknown = await keySet.getKey(header, token);
+    return { key, load: before !== undefined && keySet.currentLoad() === before ? before : undefined };
   }
 
   private async verify(token: string): Promise<Verified> {
@@ -201,9 +267,9 @@ export class JwtAuthenticator {
     if (!issuer.algorithms.includes(header.alg)) throw invalidToken('The access token algorithm is not accepted.');
     let payload: JWTPayload;
     const keySet = this.keySet(issuer);
-    let usedKey: unknown;
+    let used: { key: unknown; load: object | undefined } | undefined;
     try {
-      ({ payload } = await jwtVerify(token, async (h, t) => (usedKey = await keySet(h, t)), {
+      ({ payload } = await jwtVerify(token, async (h, t) => (used = await this.findKey(keySet, h, t)).key as never, {
         issuer: issuer.issuer,
         audience: issuer.audience,
         algorithms: issuer.algorithms,
@@ -226,7 +292,13 @@ export class JwtAuthenticator {
     const verified = { principal: this.toPrincipal(payload, issuer), payload };
     this.verified.set(
       token,
-      { value: verified, issuer, header: header as CompactJWSHeaderParameters, key: usedKey },
+      {
+        value: verified,
+        issuer,
+        header: header as CompactJWSHeaderParameters,
+        key: used?.key,
+        keySetLoad: used?.load,
+      },
       (payload.exp! + this.options.clockToleranceSeconds) * 1000,
     );
     return verified;

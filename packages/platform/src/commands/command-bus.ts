@@ -44,29 +44,39 @@ export class CommandBus {
     /** The execution's event id once a unit of work stages it; `staged` once that unit committed. */
     let eventId: string | undefined;
     let staged = false;
-    const event = (result: 'success' | 'failure', output: O | undefined, failure: unknown): AuditEventInput => ({
-      tenantId: auditTenantId ?? ctx.tenantId,
-      type: 'command.executed',
-      commandId: command.id,
-      principalId: ctx.principal?.id ?? null,
-      result,
-      correlationId: ctx.correlationId,
-      traceId: ctx.trace?.traceId,
-      businessIds: redact ? { redacted: 'true' } : safeBusinessIds(command, input, output),
-      details: {
-        policy: decision.reason,
-        ...(failure === undefined ? {} : { error: isAppError(failure) ? failure.code : 'server_error' }),
+    const audit = this.deps.audit;
+    // Methods rather than arrow functions, here and in the execution context below: under tsx every arrow function
+    // bound to a name gets that name set (Object.defineProperty) each time it is made, several per execution
+    // (issue 22). None of them uses `this`, so each may be called unbound (`ctx.unitOfWork` is passed on so).
+    const auditEvents = {
+      event(result: 'success' | 'failure', output: O | undefined, failure: unknown): AuditEventInput {
+        return {
+          tenantId: auditTenantId ?? ctx.tenantId,
+          type: 'command.executed',
+          commandId: command.id,
+          principalId: ctx.principal?.id ?? null,
+          result,
+          correlationId: ctx.correlationId,
+          traceId: ctx.trace?.traceId,
+          businessIds: redact ? { redacted: 'true' } : safeBusinessIds(command, input, output),
+          details: {
+            policy: decision.reason,
+            ...(failure === undefined ? {} : { error: isAppError(failure) ? failure.code : 'server_error' }),
+          },
+          eventId,
+        };
       },
-      eventId,
-    });
-    // The staged version is the event as known before the command's output: what a recovery chains.
-    const pending = (answers?: unknown) => {
-      if (!autoAudit || !this.deps.audit.prepare) return null;
-      eventId ??= randomUUID();
-      return this.deps.audit.prepare(
-        answers === undefined ? event('success', undefined, undefined) : event('failure', undefined, answers),
-      );
+      // The staged version is the event as known before the command's output: what a recovery chains.
+      pending(answers?: unknown) {
+        if (!autoAudit || !audit.prepare) return null;
+        eventId ??= randomUUID();
+        return audit.prepare(
+          answers === undefined ? event('success', undefined, undefined) : event('failure', undefined, answers),
+        );
+      },
     };
+    const event = auditEvents.event;
+    const pending = auditEvents.pending;
     const db = this.deps.db;
     const joined = ctx.unit;
     if (joined && joined.tenantId !== ctx.tenantId)
@@ -84,7 +94,7 @@ export class CommandBus {
       get policyReason() {
         return decision.reason;
       },
-      unitOfWork: async (fn, options) => {
+      async unitOfWork(fn, options) {
         if (!db) throw new Error(`command ${command.id} writes, but its command bus has no database`);
         if (auditTenantId !== ctx.tenantId)
           throw new Error(`command ${command.id} writes, but its audit events go to another chain`);
@@ -112,10 +122,15 @@ export class CommandBus {
         );
         return value;
       },
-      auditIntent: () => {
+      auditIntent() {
         const staging = pending();
         if (!staging) throw new Error(`command ${command.id} cannot stage its audit event here`);
-        return { event: staging, committed: () => void (staged = true) };
+        return {
+          event: staging,
+          committed() {
+            staged = true;
+          },
+        };
       },
     };
     const decision = await this.deps.policy.decide({

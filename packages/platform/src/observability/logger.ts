@@ -1,6 +1,8 @@
 import pino, { type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 
 export type { Logger } from 'pino';
+import { createLogDestination } from './log-destination.js';
+export { createLogDestination } from './log-destination.js';
 
 /**
  * JSON lines on stdout (001 §4.5). The context fields of every line: tenant_id, correlation_id, command_id,
@@ -90,53 +92,6 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   };
   const logger = pino(config, options.destination ?? createLogDestination(1));
   return withScrubbedChildren(logger);
-}
-
-/**
- * A buffered destination (stdout by default): lines are gathered in memory and written in chunks of at least
- * 16 KiB, flushed every second and at exit, so a quiet service still shows its lines promptly. pino's sonic-boom
- * does the writing (partial writes, EAGAIN on pipes), synchronously, as pino does by default: a chunk is one
- * write(2) on this thread, and a full pipe holds the process back rather than letting lines pile up in memory.
- * Lines reach it a chunk at a time because its own buffering measures the byte length of its pending string on
- * every write (1.3–2.7 µs per line), and its asynchronous mode costs a thread-pool round trip per chunk.
- */
-export function createLogDestination(dest: number | string): DestinationStream & { flushSync(): void } {
-  const stream = pino.destination({ dest, sync: true });
-  const CHUNK_CHARS = 16 * 1024;
-  // One growing string: appending is a rope operation in V8, flattened once per chunk by the write.
-  let pending = '';
-  const handOver = () => {
-    if (pending.length === 0) return;
-    const chunk = pending;
-    pending = '';
-    stream.write(chunk);
-  };
-  const destination = {
-    write(line: string): void {
-      pending += line;
-      if (pending.length >= CHUNK_CHARS) handOver();
-    },
-    flushSync(): void {
-      handOver();
-      stream.flushSync();
-    },
-  };
-  const timer = setInterval(() => {
-    try {
-      handOver();
-    } catch {
-      // A write the descriptor refuses now is retried with the next chunk.
-    }
-  }, 1000);
-  timer.unref();
-  process.once('exit', () => {
-    try {
-      destination.flushSync();
-    } catch {
-      // Nothing more can be done at exit.
-    }
-  });
-  return destination;
 }
 
 /** pino does not format child bindings: scrub them as each child is made, and let children do the same. */

@@ -1,5 +1,5 @@
-import { randomFillSync } from 'node:crypto';
 import { trace, context as otelContext } from '@opentelemetry/api';
+import { randomHex } from './random-ids.js';
 
 /**
  * W3C trace context (traceparent / tracestate). With OpenTelemetry on, the active span's ids are used; without
@@ -13,20 +13,10 @@ export interface TraceIds {
   tracestate: string | undefined;
 }
 
-// Ids are drawn from a pooled buffer refilled in bulk: one randomBytes() call per id cost ~2 µs per request.
-const pool = Buffer.alloc(4096);
-let offset = pool.length;
-function randomHex(bytes: number): string {
-  if (offset + bytes > pool.length) {
-    randomFillSync(pool);
-    offset = 0;
-  }
-  const hex = pool.toString('hex', offset, offset + bytes);
-  offset += bytes;
-  return hex;
-}
-
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+// All-zero ids are invalid (W3C trace context §3.2.2.3, §3.2.2.4).
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_SPAN_ID = '0'.repeat(16);
 
 export function traceIdsFor(traceparent: string | undefined, tracestate: string | undefined): TraceIds {
   const span = trace.getSpan(otelContext.active());
@@ -35,7 +25,7 @@ export function traceIdsFor(traceparent: string | undefined, tracestate: string 
     return { traceId: sc.traceId, spanId: sc.spanId, flags: sc.traceFlags.toString(16).padStart(2, '0'), tracestate };
   }
   const m = traceparent ? TRACEPARENT.exec(traceparent) : null;
-  if (m && m[1] !== '0'.repeat(32) && m[2] !== '0'.repeat(16))
+  if (m && m[1] !== ZERO_TRACE_ID && m[2] !== ZERO_SPAN_ID)
     return { traceId: m[1]!, spanId: randomHex(8), flags: m[3]!, tracestate };
   return { traceId: randomHex(16), spanId: randomHex(8), flags: '00', tracestate: undefined };
 }
