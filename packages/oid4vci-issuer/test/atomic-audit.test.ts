@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
 import { CREATE_NONCE, CREATE_OFFER } from '../src/commands/ids.js';
-import { DEFERRED_VC, EMPLOYMENT_PIPELINE, json, PID, startBed, TENANT, type Bed } from './support.js';
+import { createEmploymentPipeline, DEFERRED_VC, json, PID, startBed, TENANT, type Bed } from './support.js';
 import { startDeferringConnector, type TestConnector } from './connector.js';
 import { createLibraryWallet, type LibraryWallet } from './wallet.js';
 
@@ -138,23 +138,7 @@ describe.each(DATABASE_KINDS)('OpenID4VCI issuer writes commit with their audit 
   });
 
   it('a deferred issuance: the 202, the deferred credential and the notification each leave nothing when refused', async () => {
-    const pipeline = await json(`${bed.url}/api/oid4vci/v1/backend/pipelines`, {
-      method: 'POST',
-      headers: admin(),
-      body: {
-        pipelineId: EMPLOYMENT_PIPELINE,
-        invocationBindings: [
-          { connectorId: 'hr', phase: 'OID4VCI_PRE_ISSUE', mode: 'DEFERRABLE', inputConnectorFields: ['employeeNo'] },
-        ],
-        claimsBindings: [
-          {
-            credentialConfigurationId: DEFERRED_VC,
-            deferrable: true,
-            claims: [{ attributePath: 'name' }, { attributePath: 'employer' }],
-          },
-        ],
-      },
-    });
+    const pipeline = await createEmploymentPipeline(bed);
     expect(pipeline.status, JSON.stringify(pipeline.body)).toBeLessThan(300);
     const { wallet, dpopSigner, accessToken, request } = await offerTokenAndNonce(DEFERRED_VC, {
       credential_configuration_ids: [DEFERRED_VC],

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { Bitstring } from '@digitalbazaar/bitstring';
-import { DEFERRED_VC, EMPLOYMENT_PIPELINE, json, startBed, TENANT, type Bed } from './support.js';
+import { createEmploymentPipeline, DEFERRED_VC, json, startBed, TENANT, type Bed } from './support.js';
 import { startDeferringConnector, type TestConnector } from './connector.js';
 import { createLibraryWallet } from './wallet.js';
 
@@ -32,23 +32,7 @@ describe.each(DATABASE_KINDS)('deferred issuance, jwt_vc_json, notification, bac
   const admin = () => ({ authorization: `Bearer ${bed.tokens.admin}` });
 
   it('issues a deferred VC-JWT once the connector has called back, and records the notification', async () => {
-    const pipeline = await json(`${bed.url}/api/oid4vci/v1/backend/pipelines`, {
-      method: 'POST',
-      headers: admin(),
-      body: {
-        pipelineId: EMPLOYMENT_PIPELINE,
-        invocationBindings: [
-          { connectorId: 'hr', phase: 'OID4VCI_PRE_ISSUE', mode: 'DEFERRABLE', inputConnectorFields: ['employeeNo'] },
-        ],
-        claimsBindings: [
-          {
-            credentialConfigurationId: DEFERRED_VC,
-            deferrable: true,
-            claims: [{ attributePath: 'name' }, { attributePath: 'employer' }],
-          },
-        ],
-      },
-    });
+    const pipeline = await createEmploymentPipeline(bed);
     expect(pipeline.status, JSON.stringify(pipeline.body)).toBeLessThan(300);
 
     const offer = await json(`${bed.url}/api/oid4vci/v1/backend/credential/offers`, {

@@ -14,8 +14,8 @@ import {
   type JWTPayload,
 } from 'jose';
 import {
+  createEmploymentPipeline,
   DEFERRED_VC,
-  EMPLOYMENT_PIPELINE,
   json,
   PID,
   startBed,
@@ -243,23 +243,7 @@ describe.each(DATABASE_KINDS)('Sphereon wallet: deferred issuance completed by a
   const admin = () => ({ authorization: `Bearer ${bed.tokens.admin}` });
 
   it('gets 202, polls while the connector works, receives the VC-JWT after the callback, and notifies', async () => {
-    const pipeline = await json(`${bed.url}/api/oid4vci/v1/backend/pipelines`, {
-      method: 'POST',
-      headers: admin(),
-      body: {
-        pipelineId: EMPLOYMENT_PIPELINE,
-        invocationBindings: [
-          { connectorId: 'hr', phase: 'OID4VCI_PRE_ISSUE', mode: 'DEFERRABLE', inputConnectorFields: ['employeeNo'] },
-        ],
-        claimsBindings: [
-          {
-            credentialConfigurationId: DEFERRED_VC,
-            deferrable: true,
-            claims: [{ attributePath: 'name' }, { attributePath: 'employer' }],
-          },
-        ],
-      },
-    });
+    const pipeline = await createEmploymentPipeline(bed);
     expect(pipeline.status, JSON.stringify(pipeline.body)).toBeLessThan(300);
     const offer = await json(`${bed.url}/api/oid4vci/v1/backend/credential/offers`, {
       method: 'POST',

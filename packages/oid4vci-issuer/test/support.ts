@@ -296,3 +296,27 @@ export async function json(
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
+
+/**
+ * The stored pipeline `employment` of the deferred credential: the `hr` connector at OID4VCI_PRE_ISSUE (deferrable,
+ * fed the connector field `employeeNo`), the credential's two claims deferrable. Created as the demo administrator.
+ */
+export async function createEmploymentPipeline(bed: Bed): Promise<{ status: number; body: Record<string, unknown> }> {
+  return json(`${bed.url}/api/oid4vci/v1/backend/pipelines`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bed.tokens.admin}` },
+    body: {
+      pipelineId: EMPLOYMENT_PIPELINE,
+      invocationBindings: [
+        { connectorId: 'hr', phase: 'OID4VCI_PRE_ISSUE', mode: 'DEFERRABLE', inputConnectorFields: ['employeeNo'] },
+      ],
+      claimsBindings: [
+        {
+          credentialConfigurationId: DEFERRED_VC,
+          deferrable: true,
+          claims: [{ attributePath: 'name' }, { attributePath: 'employer' }],
+        },
+      ],
+    },
+  });
+}
