@@ -141,7 +141,7 @@ export class CommandBus {
       requiredScope: command.requiredScope,
     });
     if (!decision.allow) {
-      this.deps.metrics.commandExecutions.inc({ command_id: command.id, result: 'denied' });
+      this.deps.metrics.commandSeries(command.id).record('denied');
       if (auditTenantId !== null)
         await this.record(
           {
@@ -179,8 +179,7 @@ export class CommandBus {
       failure = error;
     }
     const result = failure === undefined ? 'success' : 'failure';
-    this.deps.metrics.commandExecutions.inc({ command_id: command.id, result });
-    this.deps.metrics.commandDuration.observe({ command_id: command.id }, (performance.now() - started) / 1000);
+    this.deps.metrics.commandSeries(command.id).record(result, (performance.now() - started) / 1000);
     if (autoAudit && staged && joined) {
       // Staged in the caller's unit: chained once that commits (nothing is chained when it rolls back).
       const final = event(result, output, failure);

@@ -1,5 +1,9 @@
 import client from 'prom-client';
 import { HttpMetrics } from './http-metrics.js';
+import { SeriesMetrics, type MetricSeries } from './series-metrics.js';
+
+/** The series of one command id: executions by result, and the duration of those that ran. */
+export type CommandSeries = MetricSeries<{ command_id: string }>;
 
 /**
  * Prometheus metrics (001 §4.5): runtime (default metrics), HTTP server rate and latency by route template,
@@ -11,8 +15,14 @@ export class Metrics {
   /** http_requests_total and http_request_duration_seconds, per route series. */
   readonly http: HttpMetrics;
   readonly httpErrors: client.Counter<'role' | 'route' | 'code'>;
-  readonly commandExecutions: client.Counter<'command_id' | 'result'>;
-  readonly commandDuration: client.Histogram<'command_id'>;
+  /**
+   * command_executions_total (by result: success, failure, denied) and command_duration_seconds, per command id
+   * (`commandSeries(id)`), without prom-client's per-call label hashing: the bus records into a command's series
+   * twice per request on the token endpoint.
+   */
+  private readonly commands: SeriesMetrics<{ command_id: string }>;
+  /** The executions counter as registered (its `get()` gives the values by command_id and result). */
+  readonly commandExecutions: SeriesMetrics<{ command_id: string }>['counter'];
   readonly kmsCalls: client.Counter<'operation' | 'result'>;
   readonly jobRuns: client.Counter<'job' | 'result'>;
   readonly auditAppends: client.Counter<'result'>;
@@ -27,19 +37,19 @@ export class Metrics {
       labelNames: ['role', 'route', 'code'],
       registers,
     });
-    this.commandExecutions = new client.Counter({
-      name: 'command_executions_total',
-      help: 'Command executions by command id and result (success, failure, denied).',
-      labelNames: ['command_id', 'result'],
-      registers,
+    this.commands = new SeriesMetrics(this.registry, {
+      counter: {
+        name: 'command_executions_total',
+        help: 'Command executions by command id and result (success, failure, denied).',
+        outcomeLabel: 'result',
+      },
+      histogram: {
+        name: 'command_duration_seconds',
+        help: 'Command execution time by command id.',
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      },
     });
-    this.commandDuration = new client.Histogram({
-      name: 'command_duration_seconds',
-      help: 'Command execution time by command id.',
-      labelNames: ['command_id'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers,
-    });
+    this.commandExecutions = this.commands.counter;
     this.kmsCalls = new client.Counter({
       name: 'kms_calls_total',
       help: 'Key-management calls by operation and result.',
@@ -58,6 +68,11 @@ export class Metrics {
       labelNames: ['result'],
       registers,
     });
+  }
+
+  /** The metrics series of a command id (made on first use; the bus keeps it per command). */
+  commandSeries(commandId: string): CommandSeries {
+    return this.commands.series(commandId, () => ({ command_id: commandId }));
   }
 
   contentType(): string {
