@@ -102,8 +102,6 @@ export async function signingBench(database: BenchDatabase) {
   };
   return {
     once,
-    platform,
-    ctx,
     async close() {
       await s.providers.close();
       await platform.close();
