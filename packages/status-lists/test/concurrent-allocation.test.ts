@@ -88,6 +88,41 @@ describe('1,000 concurrent allocations on two replicas over one PostgreSQL', () 
     expect(entries.find((e) => e.listId === 'shared~2')!.uri).toBe(`${BASE_URL}/status-lists/shared~2`);
   });
 
+  it('applies concurrent changes of neighbouring entries through both replicas: none is lost', async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const apps = replicas.map((r) => r.app) as [RoleApp, RoleApp];
+    const created = await apps[0].inject({
+      method: 'POST',
+      url: '/vc/status-lists',
+      headers,
+      payload: listBody('neighbours', { statusPurpose: 'suspension', oauthStatusList: { bitsPerStatus: 2 } }),
+    });
+    expect(created.statusCode).toBe(200);
+    const allocated = await Promise.all(
+      Array.from({ length: 48 }, (_, i) =>
+        apps[i % 2].inject({ method: 'POST', url: '/vc/status-lists/neighbours/entries', headers }),
+      ),
+    );
+    const indexes = allocated.map((r) => (r.json() as { index: number }).index);
+    // 48 entries of 2 bits in 16 bytes: most share a byte with another, changed through the other replica.
+    const put = (index: number, i: number, status: string) =>
+      apps[i % 2].inject({
+        method: 'PUT',
+        url: `/vc/status-lists/neighbours/entries/${index}`,
+        headers,
+        payload: { status },
+      });
+    const suspended = await Promise.all(indexes.map((index, i) => put(index, i, 'suspended')));
+    expect(suspended.map((r) => r.statusCode).filter((s) => s !== 200)).toEqual([]);
+    const reinstated = await Promise.all(indexes.slice(0, 24).map((index, i) => put(index, i + 1, 'valid')));
+    expect(reinstated.map((r) => r.statusCode).filter((s) => s !== 200)).toEqual([]);
+    for (const app of apps) {
+      const published = await app.inject({ method: 'GET', url: '/status-lists/neighbours' });
+      const list = getListFromStatusListJWT(published.body);
+      indexes.forEach((index, i) => expect(list.getStatus(index)).toBe(i < 24 ? 0 : 2));
+    }
+  });
+
   it('shows a change made on one replica to the next reads on the other, also when they share a statement', async () => {
     const headers = { authorization: `Bearer ${token}` };
     const [writer, reader] = replicas.map((r) => r.app) as [RoleApp, RoleApp];

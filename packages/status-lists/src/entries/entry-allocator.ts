@@ -76,10 +76,8 @@ export class EntryAllocator {
     const { db, clock } = this.deps;
     const wanted = audit.length;
     const settled: PromiseSettledResult<Allocation>[] = [];
-    let failure: unknown = new AppError(
-      'conflict',
-      'The status list series is being filled faster than it rolls over; retry.',
-    );
+    // Made only when some allocation fails (an error captures a stack trace: not once per batch).
+    let failure: unknown;
     try {
       for (let round = 0; round < MAX_ROUNDS && settled.length < wanted; round++) {
         const result = await db.withTenantSession(tenantId, (sql) =>
@@ -105,7 +103,10 @@ export class EntryAllocator {
     } catch (error) {
       failure = error;
     }
-    while (settled.length < wanted) settled.push({ status: 'rejected', reason: failure });
+    if (settled.length < wanted) {
+      failure ??= new AppError('conflict', 'The status list series is being filled faster than it rolls over; retry.');
+      while (settled.length < wanted) settled.push({ status: 'rejected', reason: failure });
+    }
     return settled;
   }
 }

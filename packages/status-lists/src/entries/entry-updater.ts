@@ -1,34 +1,26 @@
-import { stageAuditEvents, TenantBatcher, type Clock, type Database, type PendingAuditEvent } from '@tessera/platform';
-import { finalStatus, listNotFound } from '../domain/errors.js';
-import { byteWithStatus, statusInByte, statusPosition } from '../domain/status-bits.js';
-import { isFinalStatus, statusValueOf, type StatusInput } from '../domain/status-values.js';
-import { CHUNK_BYTES, getChunks, lockList, writeChunks, type StoredList } from '../storage/list-rows.js';
-import { checkAllocated } from './allocated.js';
+import { TenantBatcher, type Clock, type Database, type Sql } from '@tessera/platform';
+import { listNotFound } from '../domain/errors.js';
+import { readForChanges, writeChanges, type ListForChanges } from '../storage/change-rows.js';
+import { planChanges, type AppliedChange, type StatusChange } from './planned-changes.js';
+
+export type { AppliedChange, StatusChange } from './planned-changes.js';
+
+/** Conflicting writes (another replica changed the list between read and write) before the row is locked. */
+const OPTIMISTIC_ATTEMPTS = 3;
 
 /**
- * Status changes (issue 16 §3). The list row is locked for the read-modify-write of its chunks, so no two changes
- * of neighbouring entries in one byte undo each other, on any replica. Concurrent changes of a process are gathered
- * (per tenant, while a transaction is in flight) and each list's share applied in one transaction, in arrival
- * order: one lock, one read of the chunks concerned, one write, one version step, one commit. Each change is
- * checked on its own (allocated index, value fits, revocation final) and fails alone.
+ * Status changes (issue 16 §3). A batch is a read-modify-write of the list's chunks that is written only if the
+ * list's version has not moved since the read (storage/change-rows.ts), so no two changes of neighbouring entries in
+ * one byte undo each other, on any replica. Concurrent changes of a process are gathered (per tenant, while a batch
+ * is in flight) and each list's share applied together, in arrival order: one read of the list and the chunks
+ * concerned, one write of the chunks with one version step. Each change is checked on its own (allocated index,
+ * value fits, revocation final) and fails alone.
  *
  * A change may carry its command's audit event, prepared for staging: the events of the changes that were applied
- * are staged in the same transaction, so that a status and its event commit together (issue 13 §7); a change that
- * fails alone stages nothing, and when the transaction fails every change of it fails with nothing written.
+ * are staged by the statement that writes the chunks, so that a status and its event commit together (issue 13
+ * §7); a change that fails alone stages nothing, and when the write fails every change of it fails with nothing
+ * written.
  */
-export interface StatusChange {
-  listId: string;
-  index: number;
-  status: StatusInput;
-  audit?: PendingAuditEvent | null;
-}
-
-export interface AppliedChange {
-  list: StoredList;
-  old: number;
-  value: number;
-}
-
 export class EntryUpdater {
   private readonly batcher: TenantBatcher<StatusChange, AppliedChange>;
 
@@ -64,48 +56,46 @@ export class EntryUpdater {
     return results;
   }
 
-  private applyToList(
+  /**
+   * The read and the conditional write are single statements outside a transaction: a batch costs two round trips
+   * (the locking transaction costs four). When another replica changed the list in between, the write does
+   * nothing and the batch is planned again on a fresh read; after OPTIMISTIC_ATTEMPTS such conflicts the list row is
+   * locked for the read-modify-write, so a batch always ends.
+   */
+  private async applyToList(
     tenantId: string,
     listId: string,
     changes: readonly StatusChange[],
   ): Promise<PromiseSettledResult<AppliedChange>[]> {
-    return this.deps.db.withTenant(tenantId, async (sql) => {
-      const list = await lockList(sql, listId);
-      if (!list) throw listNotFound();
-      const positions = changes.map((c) => (c.index < list.length ? statusPosition(c.index, list.bits) : null));
-      const wanted = [...new Set(positions.filter((p) => p !== null).map((p) => Math.floor(p.byte / CHUNK_BYTES)))];
-      const stored = await getChunks(sql, listId, wanted);
-      const changed = new Map<number, Uint8Array>();
-      const chunk = (n: number) => changed.get(n) ?? stored.get(n) ?? new Uint8Array(CHUNK_BYTES);
-      const results = changes.map((change, i): PromiseSettledResult<AppliedChange> => {
-        try {
-          checkAllocated(list, change.index);
-          const value = statusValueOf(change.status, list);
-          const position = positions[i]!;
-          const n = Math.floor(position.byte / CHUNK_BYTES);
-          const bytes = chunk(n);
-          const offset = position.byte % CHUNK_BYTES;
-          const old = statusInByte(bytes[offset]!, position);
-          if (old !== value) {
-            if (isFinalStatus(old, list)) throw finalStatus();
-            const next = changed.get(n) ?? new Uint8Array(bytes);
-            next[offset] = byteWithStatus(bytes[offset]!, position, value);
-            changed.set(n, next);
-          }
-          return { status: 'fulfilled', value: { list, old, value } };
-        } catch (error) {
-          return { status: 'rejected', reason: error };
-        }
+    const { db } = this.deps;
+    const indexes = changes.map((c) => c.index);
+    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      const applied = await db.withTenantSession(tenantId, async (sql) => {
+        const read = await readForChanges(sql, listId, indexes, false);
+        if (!read) throw listNotFound();
+        return this.write(sql, read, changes);
       });
-      const staged: PendingAuditEvent[] = [];
-      results.forEach((result, i) => {
-        const audit = changes[i]!.audit;
-        if (result.status === 'fulfilled' && audit) staged.push(audit);
-      });
-      // The events ride with the chunks' write; changes that set a status already held write no chunk.
-      if (changed.size > 0) await writeChunks(sql, listId, changed, this.deps.clock.now(), staged);
-      else await stageAuditEvents(sql, staged);
-      return results;
+      if (applied) return applied;
+    }
+    return db.withTenant(tenantId, async (sql) => {
+      const read = await readForChanges(sql, listId, indexes, true);
+      if (!read) throw listNotFound();
+      const applied = await this.write(sql, read, changes);
+      if (!applied) throw new Error(`status list ${listId} changed while its row was locked`);
+      return applied;
     });
+  }
+
+  /** The batch planned on `read` and written if the list is still at its version; null when it moved. */
+  private async write(
+    sql: Sql,
+    { list, chunks }: ListForChanges,
+    changes: readonly StatusChange[],
+  ): Promise<PromiseSettledResult<AppliedChange>[] | null> {
+    const { results, changed, staged } = planChanges(list, chunks, changes);
+    // Nothing to write or stage (every change failed alone): the answers hold as of the read.
+    if (changed.size === 0 && staged.length === 0) return results;
+    const written = await writeChanges(sql, list.listId, list.version, changed, this.deps.clock.now(), staged);
+    return written ? results : null;
   }
 }

@@ -19,7 +19,7 @@ export interface StoredList extends ListConfiguration {
   version: string;
 }
 
-interface ListRow {
+export interface ListRow {
   list_id: string;
   series_id: string;
   generation: number;
@@ -38,11 +38,11 @@ interface ListRow {
   version: string;
 }
 
-const COLUMNS = `l.list_id, l.series_id, l.generation, l.type, l.status_purpose, l.bits, l.length, l.issuer, l.key_alias,
+export const COLUMNS = `l.list_id, l.series_id, l.generation, l.type, l.status_purpose, l.bits, l.length, l.issuer, l.key_alias,
   l.proof_format, l.correlation_id, l.ttl_seconds, l.validity_seconds, l.permutation_key, l.allocated,
   l.version::text AS version`;
 
-const toList = (r: ListRow): StoredList => ({
+export const toList = (r: ListRow): StoredList => ({
   listId: r.list_id,
   seriesId: r.series_id,
   generation: Number(r.generation),
@@ -175,14 +175,6 @@ export async function getList(sql: Sql, listId: string): Promise<StoredList | nu
   return rows.rows[0] ? toList(rows.rows[0]) : null;
 }
 
-/** The list row, locked against every other writer of its statuses and counter until the transaction ends. */
-export async function lockList(sql: Sql, listId: string): Promise<StoredList | null> {
-  const rows = await sql.query<ListRow>(`SELECT ${COLUMNS} FROM status_lists l WHERE l.list_id = $1 FOR UPDATE`, [
-    listId,
-  ]);
-  return rows.rows[0] ? toList(rows.rows[0]) : null;
-}
-
 /** The byte that holds the status of `index` (0 when its chunk was never written). */
 export async function getStatusByte(sql: Sql, list: StoredList, bytePosition: number): Promise<number> {
   const rows = await sql.query<{ byte: number }>(
@@ -190,45 +182,6 @@ export async function getStatusByte(sql: Sql, list: StoredList, bytePosition: nu
     [list.listId, Math.floor(bytePosition / CHUNK_BYTES), bytePosition % CHUNK_BYTES],
   );
   return Number(rows.rows[0]?.byte ?? 0);
-}
-
-/** Whole chunks by number (absent ones are not returned: they are zeros). */
-export async function getChunks(
-  sql: Sql,
-  listId: string,
-  chunkNos: readonly number[],
-): Promise<Map<number, Uint8Array>> {
-  const rows = await sql.query<{ chunk_no: number; bytes: Uint8Array }>(
-    `SELECT chunk_no, bytes FROM status_list_chunks WHERE list_id = $1 AND chunk_no = ANY($2::int[])`,
-    [listId, chunkNos],
-  );
-  return new Map(rows.rows.map((r) => [Number(r.chunk_no), new Uint8Array(r.bytes)]));
-}
-
-/**
- * Writes whole chunks and moves the list's version once (so the next read signs again), in one statement. The
- * caller holds the list row (lockList), so no other writer changed these chunks since it read them. `audit`: the
- * events of the changes written, staged by the same statement (issue 13 §7), at no extra round trip under the lock.
- */
-export async function writeChunks(
-  sql: Sql,
-  listId: string,
-  chunks: ReadonlyMap<number, Uint8Array>,
-  now: Date,
-  audit: readonly PendingAuditEvent[] = [],
-): Promise<void> {
-  const numbers = [...chunks.keys()];
-  const hex = numbers.map((n) => Buffer.from(chunks.get(n)!).toString('hex'));
-  await sql.query(
-    `WITH written AS (
-       INSERT INTO status_list_chunks (list_id, chunk_no, bytes)
-       SELECT $1, n, decode(h, 'hex') FROM unnest($2::int[], $3::text[]) AS c(n, h)
-       ON CONFLICT (tenant_id, list_id, chunk_no) DO UPDATE SET bytes = EXCLUDED.bytes
-       RETURNING 1),
-     staged AS (${stageAuditEventsFrom('(SELECT e.value AS audit_event FROM jsonb_array_elements($5::text::jsonb) AS e(value))')})
-     UPDATE status_lists SET version = version + 1, updated_at = $4 WHERE list_id = $1`,
-    [listId, numbers, hex, now, JSON.stringify(audit)],
-  );
 }
 
 /** Every written chunk of the list, in order. */
