@@ -10,12 +10,12 @@ import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domai
 import { afterFailure } from './domain/retry.js';
 import { OutboundMetrics } from './outbound-metrics.js';
 import { signWebhook, generateWebhookSecret } from './signature.js';
-import { recordFailures, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
+import { recordFailures, releaseProbeSlot } from './storage/breaker-store.js';
 import * as destinations from './storage/destination-store.js';
 import {
   claimDue,
   claimProbe,
-  expireHeld,
+  housekeep,
   listDeliveries,
   recordOutcomes,
   type ClaimedDelivery,
@@ -191,8 +191,8 @@ export class OutboundService {
     return db.withPlatform(async (sql) => {
       const probes: ClaimedDelivery[] = [];
       if (housekeeping) {
-        await expireHeld(sql, now, this.options.maxAgeMs);
-        for (const slot of await takeProbeSlots(sql, now, this.options.breakerCooldownMs, lease)) {
+        const slots = await housekeep(sql, now, this.options.maxAgeMs, this.options.breakerCooldownMs, lease);
+        for (const slot of slots) {
           const probe = await claimProbe(sql, now, lease, slot.tenant_id, slot.id);
           if (probe) probes.push(probe);
           else await releaseProbeSlot(sql, slot.tenant_id, slot.id);
