@@ -51,7 +51,8 @@ export class OutboundService {
   readonly options: OutboundOptions;
   private readonly sealer: JsonSealer;
   private readonly metrics: OutboundMetrics;
-  private readonly secrets = new Map<string, string>();
+  /** Destination secrets opened by this process, as promises: the deliveries that start together read it once. */
+  private readonly secrets = new Map<string, Promise<string>>();
   private readonly syslog: SyslogTlsSender;
   private readonly loop: DeliveryLoop<ClaimedDelivery>;
   /** When the loop last dead-lettered expired rows and took probe slots (performance.now()). */
@@ -257,20 +258,26 @@ export class OutboundService {
     });
   }
 
-  private async secretOf(d: ClaimedDelivery): Promise<string> {
+  private secretOf(d: ClaimedDelivery): Promise<string> {
     const key = `${d.tenant_id}/${d.destination_id}`;
-    const cached = this.secrets.get(key);
-    if (cached) return cached;
+    let secret = this.secrets.get(key);
+    if (!secret) {
+      secret = this.openSecret(d);
+      this.secrets.set(key, secret);
+      // A failed read is not kept: the next delivery reads again.
+      secret.catch(() => {
+        if (this.secrets.get(key) === secret) this.secrets.delete(key);
+      });
+    }
+    return secret;
+  }
+
+  private async openSecret(d: ClaimedDelivery): Promise<string> {
     const sealed = await this.platform.db.withPlatform((sql) =>
       destinations.readSealedSecret(sql, d.tenant_id, d.destination_id),
     );
     if (sealed === null) throw new Error('the destination is gone');
-    const secret = await this.sealer.openJson<string>(
-      sealed,
-      rowAad(TABLE, d.tenant_id, d.destination_id, 'sealed_secret'),
-    );
-    this.secrets.set(key, secret);
-    return secret;
+    return this.sealer.openJson<string>(sealed, rowAad(TABLE, d.tenant_id, d.destination_id, 'sealed_secret'));
   }
 
   private async deliverOne(d: ClaimedDelivery): Promise<void> {
