@@ -11,6 +11,7 @@ import { issuanceScenarios } from '../../packages/issuance/bench/index.js';
 import { oid4vciScenarios } from '../../packages/oid4vci-issuer/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis, dpopVerifyRedis32 } from './dpop-verify.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { webhookDeliveryFloor } from './webhook-delivery-floor.js';
 import {
   oidcProviderCodeExchange,
   oidcProviderRefresh,
@@ -39,6 +40,7 @@ export const scenarios: readonly Scenario[] = [
   dpopVerifyRedis,
   dpopVerifyRedis32,
   webhookDelivery,
+  webhookDeliveryFloor,
   ...statusListScenarios,
   ...designScenarios,
   ...partyScenarios,

@@ -10,12 +10,12 @@ import { DEFAULT_OUTBOUND_OPTIONS, leaseMs, type OutboundOptions } from './domai
 import { afterFailure } from './domain/retry.js';
 import { OutboundMetrics } from './outbound-metrics.js';
 import { signWebhook, generateWebhookSecret } from './signature.js';
-import { recordFailures, releaseProbeSlot, takeProbeSlots } from './storage/breaker-store.js';
+import { recordFailures, releaseProbeSlot } from './storage/breaker-store.js';
 import * as destinations from './storage/destination-store.js';
 import {
   claimDue,
   claimProbe,
-  expireHeld,
+  housekeep,
   listDeliveries,
   recordOutcomes,
   type ClaimedDelivery,
@@ -51,7 +51,8 @@ export class OutboundService {
   readonly options: OutboundOptions;
   private readonly sealer: JsonSealer;
   private readonly metrics: OutboundMetrics;
-  private readonly secrets = new Map<string, string>();
+  /** Destination secrets opened by this process, as promises: the deliveries that start together read it once. */
+  private readonly secrets = new Map<string, Promise<string>>();
   private readonly syslog: SyslogTlsSender;
   private readonly loop: DeliveryLoop<ClaimedDelivery>;
   /** When the loop last dead-lettered expired rows and took probe slots (performance.now()). */
@@ -191,8 +192,8 @@ export class OutboundService {
     return db.withPlatform(async (sql) => {
       const probes: ClaimedDelivery[] = [];
       if (housekeeping) {
-        await expireHeld(sql, now, this.options.maxAgeMs);
-        for (const slot of await takeProbeSlots(sql, now, this.options.breakerCooldownMs, lease)) {
+        const slots = await housekeep(sql, now, this.options.maxAgeMs, this.options.breakerCooldownMs, lease);
+        for (const slot of slots) {
           const probe = await claimProbe(sql, now, lease, slot.tenant_id, slot.id);
           if (probe) probes.push(probe);
           else await releaseProbeSlot(sql, slot.tenant_id, slot.id);
@@ -257,20 +258,26 @@ export class OutboundService {
     });
   }
 
-  private async secretOf(d: ClaimedDelivery): Promise<string> {
+  private secretOf(d: ClaimedDelivery): Promise<string> {
     const key = `${d.tenant_id}/${d.destination_id}`;
-    const cached = this.secrets.get(key);
-    if (cached) return cached;
+    let secret = this.secrets.get(key);
+    if (!secret) {
+      secret = this.openSecret(d);
+      this.secrets.set(key, secret);
+      // A failed read is not kept: the next delivery reads again.
+      secret.catch(() => {
+        if (this.secrets.get(key) === secret) this.secrets.delete(key);
+      });
+    }
+    return secret;
+  }
+
+  private async openSecret(d: ClaimedDelivery): Promise<string> {
     const sealed = await this.platform.db.withPlatform((sql) =>
       destinations.readSealedSecret(sql, d.tenant_id, d.destination_id),
     );
     if (sealed === null) throw new Error('the destination is gone');
-    const secret = await this.sealer.openJson<string>(
-      sealed,
-      rowAad(TABLE, d.tenant_id, d.destination_id, 'sealed_secret'),
-    );
-    this.secrets.set(key, secret);
-    return secret;
+    return this.sealer.openJson<string>(sealed, rowAad(TABLE, d.tenant_id, d.destination_id, 'sealed_secret'));
   }
 
   private async deliverOne(d: ClaimedDelivery): Promise<void> {

@@ -20,6 +20,16 @@ const tableOf = (scope: BreakerScope): string => {
 };
 
 /**
+ * The UPDATE that moves cooled-down circuits of `table` to half-open (without RETURNING, so that a caller may
+ * narrow it), `now`, `cooldownMs` and `leaseMs` being parameter references. Shared by takeProbeSlots and the
+ * outbox's housekeeping statement.
+ */
+export const takeProbeSlotsSql = (table: string, now: string, cooldownMs: string, leaseMs: string) =>
+  `UPDATE ${table} SET circuit_state = 'half_open', probe_until = ${now}::timestamptz + ${leaseMs} * interval '1 millisecond'
+      WHERE ((circuit_state = 'open' AND opened_at <= ${now}::timestamptz - ${cooldownMs} * interval '1 millisecond')
+         OR (circuit_state = 'half_open' AND probe_until < ${now}::timestamptz))`;
+
+/**
  * The circuit breaker per destination (001 §6), its state in the destination row so that every replica agrees.
  * Closed → open after `threshold` consecutive failures; open holds the destination's deliveries; after the
  * cool-down one replica moves it to half-open and takes the one probe slot (the row lock of this UPDATE makes
@@ -36,10 +46,7 @@ export async function takeProbeSlots(
 ): Promise<{ tenant_id: string; id: string }[]> {
   const only = scope.only ? ' AND tenant_id = $4 AND id = $5' : '';
   const { rows } = await sql.query<{ tenant_id: string; id: string }>(
-    `UPDATE ${tableOf(scope)} SET circuit_state = 'half_open', probe_until = $1::timestamptz + $3 * interval '1 millisecond'
-      WHERE ((circuit_state = 'open' AND opened_at <= $1::timestamptz - $2 * interval '1 millisecond')
-         OR (circuit_state = 'half_open' AND probe_until < $1::timestamptz))${only}
-      RETURNING tenant_id, id`,
+    `${takeProbeSlotsSql(tableOf(scope), '$1', '$2', '$3')}${only} RETURNING tenant_id, id`,
     scope.only ? [now, cooldownMs, leaseMs, scope.only.tenantId, scope.only.id] : [now, cooldownMs, leaseMs],
   );
   return rows;

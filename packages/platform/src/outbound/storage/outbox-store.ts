@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/database.js';
+import { takeProbeSlotsSql } from './breaker-store.js';
 import type {
   Delivery,
   DeliveryFailureKind,
@@ -224,18 +225,33 @@ export async function recordOutcomes(
 }
 
 /**
- * Platform scope. Deliveries held past their maximum age (their circuit open, or their destination disabled)
- * are dead-lettered without a further attempt; those of closed circuits die on their last failed attempt.
+ * Platform scope. The loop's housekeeping in one statement (one round trip instead of two): deliveries held past
+ * `maxAgeMs` (their circuit open, or their destination disabled) are dead-lettered without a further attempt, those
+ * of closed circuits die on their last failed attempt; and the cooled-down circuits of webhook destinations move to
+ * half-open (breaker-store.ts `takeProbeSlots`), their probe slots answered. Both parts read one snapshot and come
+ * to what they would one after the other: the expiry reads open and half-open circuits alike, the slots only move
+ * an open circuit to half-open.
  */
-export async function expireHeld(sql: Sql, now: Date, maxAgeMs: number): Promise<number> {
-  const { rowCount } = await sql.query(
-    `UPDATE webhook_deliveries w SET status = 'dead', next_attempt_at = $1 FROM webhook_destinations d
-      WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id
-        AND (d.circuit_state <> 'closed' OR NOT d.enabled)
-        AND w.status IN ('pending', 'failed') AND w.created_at <= $1::timestamptz - $2 * interval '1 millisecond'`,
-    [now, maxAgeMs],
+export async function housekeep(
+  sql: Sql,
+  now: Date,
+  maxAgeMs: number,
+  cooldownMs: number,
+  leaseMs: number,
+): Promise<{ tenant_id: string; id: string }[]> {
+  const { rows } = await sql.query<{ tenant_id: string; id: string }>(
+    `WITH expired AS (
+       UPDATE webhook_deliveries w SET status = 'dead', next_attempt_at = $1 FROM webhook_destinations d
+        WHERE d.tenant_id = w.tenant_id AND d.id = w.destination_id
+          AND (d.circuit_state <> 'closed' OR NOT d.enabled)
+          AND w.status IN ('pending', 'failed') AND w.created_at <= $1::timestamptz - $2 * interval '1 millisecond'
+       RETURNING 1)
+     ${takeProbeSlotsSql('webhook_destinations', '$1', '$3', '$4')} RETURNING tenant_id, id`,
+    [now, maxAgeMs, cooldownMs, leaseMs],
+    // At most once per pollIntervalMs on every replica: parsed and planned once per connection.
+    { prepareAs: 'outbound.housekeep' },
   );
-  return rowCount;
+  return rows;
 }
 
 interface DeliveryRow {
