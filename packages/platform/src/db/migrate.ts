@@ -20,6 +20,10 @@ export const platformMigrations: Migration[] = [
   sqlMigration('platform/0005_audit_pending', new URL('./migrations/0005_audit_pending.sql', import.meta.url)),
   sqlMigration('platform/0006_dpop_replay', new URL('./migrations/0006_dpop_replay.sql', import.meta.url)),
   sqlMigration(
+    'platform/0007_inlinable_tenant_policy',
+    new URL('./migrations/0007_inlinable_tenant_policy.sql', import.meta.url),
+  ),
+  sqlMigration(
     'platform/event-forwarding/0001',
     new URL('../event-forwarding/migrations/0001_event_forwarding.sql', import.meta.url),
   ),
