@@ -6,7 +6,7 @@ import type { RenderVariant, StoredDesign } from '../domain/records.js';
 import type { DesignsServices } from '../services.js';
 import type { DesignValidators } from '../storage/design-store.js';
 import { Value } from 'typebox/value';
-import { ResolveCache, resolveCacheKey } from './resolve-cache.js';
+import { ResolveCache, resolveCacheKey, validatorsKey } from './resolve-cache.js';
 import { resolveDesignCommand, type ResolveDesignOutput } from './resolve-design.js';
 
 describe('ResolveCache', () => {
@@ -47,6 +47,48 @@ describe('ResolveCache', () => {
     ];
     expect(new Set(keys).size).toBe(keys.length);
     expect(resolveCacheKey('alpha', { kind: 'CREDENTIAL', designId: 'x' }, { ...options })).toBe(byId);
+  });
+
+  it('keeps keys apart whatever separators or lengths the values hold', () => {
+    const options = { preferredLocales: ['de'], renderTarget: null, defaultLocale: 'en' };
+    const keys = [
+      resolveCacheKey('alpha', { kind: 'CREDENTIAL', key: 'VCT', value: 'a1:b' }, options),
+      resolveCacheKey('alpha', { kind: 'CREDENTIAL', key: 'VCT', value: 'a' }, { ...options, preferredLocales: ['b'] }),
+      resolveCacheKey(
+        'alpha',
+        { kind: 'CREDENTIAL', key: 'VCT', value: 'a' },
+        { ...options, preferredLocales: ['de', 'b'] },
+      ),
+      resolveCacheKey(
+        'alpha',
+        { kind: 'CREDENTIAL', key: 'VCT', value: 'a' },
+        { ...options, preferredLocales: ['de,b'] },
+      ),
+      resolveCacheKey('alpha', { kind: 'CREDENTIAL', key: 'VCT', value: 'a' }, { ...options, renderTarget: '-' }),
+      resolveCacheKey('alpha', { kind: 'CREDENTIAL', key: 'VCT', value: 'a' }, options),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('tells validators apart by every member', () => {
+    const base = { designId: 'd1', revision: 1, updatedAt: 't1', variants: [['v1', 't2']] as [string, string][] };
+    const keys = [
+      validatorsKey(base),
+      validatorsKey({ ...base, designId: 'd2' }),
+      validatorsKey({ ...base, revision: 11 }),
+      validatorsKey({ ...base, updatedAt: 't3' }),
+      validatorsKey({ ...base, variants: [] }),
+      validatorsKey({ ...base, variants: [['v1', 't3']] }),
+      validatorsKey({
+        ...base,
+        variants: [
+          ['v1', 't2'],
+          ['v2', 't2'],
+        ],
+      }),
+    ];
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(validatorsKey({ ...base, variants: [['v1', 't2']] })).toBe(keys[0]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError, canonicalJson, invalidRequest, isAppError } from '@tessera/platform';
-import type { BindingKey } from '../domain/enums.js';
+import type { BindingKey, DesignKind } from '../domain/enums.js';
 import type { KindInfo } from '../domain/kinds.js';
 import { designNotFound } from '../domain/normalize-design.js';
 import type { Binding, DesignDocument } from '../domain/records.js';
@@ -37,22 +37,23 @@ export interface ResolveDesignInput {
 export type ResolveDesignOutput =
   { notModified: true; etag: string } | { notModified: false; etag: string; resolved: ResolvedDesign };
 
-/** Exactly one way of naming the design (001 §4.1: "one of designId, binding, or bindingKey with bindingValue"). */
-function selectorOf(input: ResolveDesignInput): { designId: string } | { binding: Binding } {
-  const pair =
-    input.bindingKey !== undefined || input.bindingValue !== undefined
-      ? (() => {
-          if (input.bindingKey === undefined) throw invalidRequest('bindingValue needs bindingKey.', 'bindingKey');
-          if (input.bindingValue === undefined) throw invalidRequest('bindingKey needs bindingValue.', 'bindingValue');
-          return { key: input.bindingKey, value: input.bindingValue };
-        })()
-      : undefined;
-  const given = [input.designId, input.binding, pair].filter((x) => x !== undefined).length;
+/**
+ * Exactly one way of naming the design (001 §4.1: "one of designId, binding, or bindingKey with bindingValue"), as
+ * the selector the storage reads. Plain comparisons: this runs on every resolve.
+ */
+function selectorOf(input: ResolveDesignInput, kind: DesignKind): DesignSelector {
+  const hasPair = input.bindingKey !== undefined || input.bindingValue !== undefined;
+  if (hasPair) {
+    if (input.bindingKey === undefined) throw invalidRequest('bindingValue needs bindingKey.', 'bindingKey');
+    if (input.bindingValue === undefined) throw invalidRequest('bindingKey needs bindingValue.', 'bindingValue');
+  }
+  const given = (input.designId !== undefined ? 1 : 0) + (input.binding !== undefined ? 1 : 0) + (hasPair ? 1 : 0);
   if (given === 0)
     throw invalidRequest('Name the design: designId, binding, or bindingKey with bindingValue.', 'designId');
   if (given > 1) throw invalidRequest('Name the design one way only.', 'designId');
-  if (input.designId !== undefined) return { designId: input.designId };
-  return { binding: input.binding ?? pair! };
+  if (input.designId !== undefined) return { kind, designId: input.designId };
+  if (input.binding !== undefined) return { kind, key: input.binding.key, value: input.binding.value };
+  return { kind, key: input.bindingKey!, value: input.bindingValue! };
 }
 
 function inlineOca(input: ResolveDesignInput, defaultLocale: string): DesignDocument | null {
@@ -81,12 +82,8 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
     businessIds: (_input, output): Record<string, string> =>
       output && !output.notModified ? { designId: output.resolved.design.id } : {},
     async run(ctx, input) {
-      const selector = selectorOf(input);
+      const designSelector = selectorOf(input, info.kind);
       const oca = inlineOca(input, s.config.defaultLocale);
-      const designSelector: DesignSelector =
-        'designId' in selector
-          ? { kind: info.kind, designId: selector.designId }
-          : { kind: info.kind, key: selector.binding.key, value: selector.binding.value };
       const bundle = input.externalMetadata?.ocaBundle;
       const request = {
         tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,

@@ -225,6 +225,8 @@ export function resolveDesign(
 /** RFC 9110 §13.1.2: If-None-Match holds `*` or a list of entity tags, compared weakly. */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  // The usual case, a client sending back the one ETag it was given: equal strings match under any comparison.
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === opaque);

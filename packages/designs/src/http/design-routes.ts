@@ -32,16 +32,17 @@ export const DESIGNS_BASE_PATH = '/api/v1/designs';
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
- * The 200 body of a resolved design, serialised by the route's response schema once per resolved object: a
- * resolve answered from the cache (commands/resolve-cache.ts) returns the object it answered before, and sends
- * the same bytes without serialising them again. Kept as long as the object is (the cache's entry).
+ * The 200 body of a resolved design, serialised by the route's response schema once per resolved object and kept
+ * as UTF-8 bytes: a resolve answered from the cache (commands/resolve-cache.ts) returns the object it answered
+ * before, and sends the same bytes without serialising or encoding them again (a string body would be measured and
+ * encoded on every send). Kept as long as the object is (the cache's entry).
  */
-const serializedBodies = new WeakMap<ResolvedDesign, string>();
-function serializedResolve(reply: FastifyReply, resolved: ResolvedDesign): string {
+const serializedBodies = new WeakMap<ResolvedDesign, Buffer>();
+function serializedResolve(reply: FastifyReply, resolved: ResolvedDesign): Buffer {
   let body = serializedBodies.get(resolved);
   if (body === undefined) {
     // The route's serializer (fast-json-stringify of ResolvedDesignSchema) answers a string.
-    body = reply.serialize(resolved) as string;
+    body = Buffer.from(reply.serialize(resolved) as string, 'utf8');
     serializedBodies.set(resolved, body);
   }
   return body;
@@ -153,10 +154,11 @@ export function registerDesignRoutes(app: RoleApp, s: DesignsServices, info: Kin
     },
     async (request, reply) => {
       const ifNoneMatch = request.headers['if-none-match'];
-      const result = await bus.execute(commands.resolve, commandContext(request), {
-        ...(request.body as ResolveDesignInput),
-        ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }),
-      });
+      // The parsed body is this request's own object (its schema admits no `ifNoneMatch` member): the header joins
+      // it rather than a copy being made on every resolve.
+      const input = request.body as ResolveDesignInput;
+      if (ifNoneMatch !== undefined) input.ifNoneMatch = ifNoneMatch;
+      const result = await bus.execute(commands.resolve, commandContext(request), input);
       reply.header('etag', result.etag).header('cache-control', 'private, no-cache');
       // RFC 9110 §15.4.5: a 304 has no content (and so no Content-Length of a body that is not sent).
       if (result.notModified) return (reply as FastifyReply).code(304).removeHeader('content-type').send();
