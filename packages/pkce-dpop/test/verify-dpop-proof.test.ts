@@ -167,7 +167,15 @@ describe('verifyDpopProof: RFC 9449 §4.3 checks', () => {
     const [h, p, s] = good.split('.');
     const notJson = Buffer.from('not json').toString('base64url');
     const array = Buffer.from('[1]').toString('base64url');
+    // Not UTF-8 (a lone continuation byte inside a JSON string), and a base64url length of 4n+1.
+    const notUtf8 = Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0x80]), Buffer.from('"}')]).toString(
+      'base64url',
+    );
+    const badLength = `${h}${'A'.repeat((5 - (h!.length % 4)) % 4)}`;
     for (const value of [
+      `${notUtf8}.${p}.${s}`,
+      `${h}.${notUtf8}.${s}`,
+      `${badLength}.${p}.${s}`,
       'abc',
       `${h}.${p}`,
       `${h}.${p}.${s}.${s}`,

@@ -32,6 +32,26 @@ export interface VerifyAccessOptions {
 const AT_TYPES = new Set(['at+jwt', 'application/at+jwt']);
 
 /**
+ * jose's local key set imports each JWK once and keeps it; the key set read per request is a new array of new
+ * objects, so a set made per request imported the token key (WebCrypto) every time. Sets are kept by the key set's
+ * content (a pure function of it: a rotation reads a different content, hence a new set), at most 64, emptied when
+ * full.
+ */
+const MAX_KEY_SETS = 64;
+const keySets = new Map<string, ReturnType<typeof createLocalJWKSet>>();
+
+function keySetOf(jwks: JWK[]): ReturnType<typeof createLocalJWKSet> {
+  const content = JSON.stringify(jwks);
+  let set = keySets.get(content);
+  if (!set) {
+    set = createLocalJWKSet({ keys: structuredClone(jwks) });
+    if (keySets.size >= MAX_KEY_SETS) keySets.clear();
+    keySets.set(content, set);
+  }
+  return set;
+}
+
+/**
  * The resource-server check of the credential endpoints (RFC 9068 §4, RFC 9449 §7): the JWT access token of the
  * tenant's token service, signed by its key, `aud` = this tenant's credential issuer, `tenant_id` = the tenant; a
  * DPoP-bound token (`cnf.jkt`) only with the DPoP scheme and a valid proof for this request (key thumbprint, `ath`,
@@ -45,7 +65,7 @@ export async function verifyCredentialAccess(o: VerifyAccessOptions): Promise<Cr
   const token = match[2]!;
   let payload: JWTPayload;
   try {
-    const verified = await jwtVerify(token, createLocalJWKSet({ keys: o.jwks }), {
+    const verified = await jwtVerify(token, keySetOf(o.jwks), {
       issuer: o.issuer,
       audience: o.audience,
       currentDate: o.now,

@@ -1,6 +1,7 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import type { Openid4vciIssuer } from '@openid4vc/openid4vci';
 import { vciError } from '../domain/errors.js';
+import { verifyEs256WithJwk } from './es256-jwk-verify.js';
 
 export interface VerifiedProof {
   holderJwk: JWK;
@@ -12,9 +13,13 @@ export interface VerifiedProof {
  */
 export async function verifyJwkSignedJwt(
   signer: { method: string; publicJwk?: unknown },
-  token: { compact: string },
+  token: { compact: string; header?: Record<string, unknown> },
 ): Promise<{ verified: true; signerJwk: never } | { verified: false }> {
   if (signer.method !== 'jwk' || !signer.publicJwk) return { verified: false };
+  const fast = token.header
+    ? verifyEs256WithJwk(token.compact, token.header, signer.publicJwk as Record<string, unknown>)
+    : null;
+  if (fast !== null) return fast ? { verified: true, signerJwk: signer.publicJwk as never } : { verified: false };
   try {
     const key = await importJWK(signer.publicJwk as JWK, 'ES256');
     await compactVerify(token.compact, key, { algorithms: ['ES256'] });

@@ -17,9 +17,29 @@ function normalizePercentEncoding(path: string): string {
   });
 }
 
+/**
+ * Normalised forms already computed: a server verifies proofs for a handful of endpoint URLs, so the URL parse
+ * of the request URI and of the `htu` claim is done once per distinct string. The mapping is a pure function of
+ * the string; the bounds (entries, emptied when full, and their length) keep client-chosen `htu` values from
+ * growing it.
+ */
+const MAX_MEMO = 1024;
+const MAX_MEMO_LENGTH = 512;
+const memo = new Map<string, string | null>();
+
 /** Normalised `scheme://host[:port]/path` of an absolute http(s) URL, without query and fragment; null otherwise. */
 export function normalizeHttpUri(value: string | URL): string | null {
   const text = typeof value === 'string' ? value : value.href;
+  const known = memo.get(text);
+  if (known !== undefined) return known;
+  const normalized = normalize(text);
+  if (text.length > MAX_MEMO_LENGTH) return normalized;
+  if (memo.size >= MAX_MEMO) memo.clear();
+  memo.set(text, normalized);
+  return normalized;
+}
+
+function normalize(text: string): string | null {
   if (!VISIBLE_ASCII.test(text)) return null;
   let url: URL;
   try {

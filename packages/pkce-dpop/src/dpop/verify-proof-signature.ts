@@ -12,7 +12,17 @@ const HASH: Record<string, { hash: string; size: number; crv: string }> = {
   ES384: { hash: 'sha384', size: 96, crv: 'P-384' },
 };
 const MAX_KEYS = 10_000;
-const keys = new Map<string, KeyObject>();
+
+/** An imported proof key and its RFC 7638 thumbprint, both pure functions of (crv, x, y). */
+interface KnownKey {
+  key: KeyObject;
+  thumbprint: string;
+}
+/**
+ * Keyed by the JWK's crv, x and y (the whole of an EC public key), so that a known key costs neither an import
+ * nor the SHA-256 of its thumbprint; insertion-ordered, the oldest dropped when full.
+ */
+const keys = new Map<string, KnownKey>();
 
 /** RFC 7638 thumbprint of an EC public JWK (required members crv, kty, x, y in lexicographic order). */
 export function ecJwkThumbprint(jwk: Record<string, unknown>): string {
@@ -20,10 +30,9 @@ export function ecJwkThumbprint(jwk: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
-function publicKeyFor(jwk: Record<string, unknown>, alg: string, thumbprint: string): KeyObject {
-  let key = keys.get(thumbprint);
-  if (key) return key;
+function publicKeyFor(jwk: Record<string, unknown>, alg: string): KnownKey {
   const expected = HASH[alg];
+  // Checked for every proof, cached key or not: the key type and curve must be those of the proof's alg.
   if (
     !expected ||
     jwk.kty !== 'EC' ||
@@ -33,20 +42,24 @@ function publicKeyFor(jwk: Record<string, unknown>, alg: string, thumbprint: str
   ) {
     throw invalidProof('invalid_jwk', 'DPoP proof jwk is not a usable public key for its alg');
   }
+  const cacheKey = `${jwk.crv}.${jwk.x}.${jwk.y}`;
+  let known = keys.get(cacheKey);
+  if (known) return known;
+  let key: KeyObject;
   try {
     key = createPublicKey({ key: { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y }, format: 'jwk' });
   } catch (cause) {
     throw invalidProof('invalid_jwk', 'DPoP proof jwk is not a usable public key for its alg', cause);
   }
+  known = { key, thumbprint: ecJwkThumbprint(jwk) };
   if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!);
-  keys.set(thumbprint, key);
-  return key;
+  keys.set(cacheKey, known);
+  return known;
 }
 
 /** Verifies the compact JWS `proof` with its embedded key; answers the key's thumbprint. */
 export function verifyProofSignature(proof: string, jwk: Record<string, unknown>, alg: string): string {
-  const thumbprint = ecJwkThumbprint(jwk);
-  const key = publicKeyFor(jwk, alg, thumbprint);
+  const { key, thumbprint } = publicKeyFor(jwk, alg);
   const dot = proof.lastIndexOf('.');
   const signature = Buffer.from(proof.slice(dot + 1), 'base64url');
   if (signature.length !== HASH[alg]!.size)
