@@ -1,11 +1,4 @@
-import {
-  constants,
-  createHash,
-  createPublicKey,
-  verify as cryptoVerify,
-  type JsonWebKey,
-  type KeyObject,
-} from 'node:crypto';
+import { constants, createPublicKey, hash, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 
 /**
@@ -115,6 +108,7 @@ export async function jwkThumbprintUri(jwk: JWK): Promise<string> {
   return `urn:ietf:params:oauth:jwk-thumbprint:sha-256:${await calculateJwkThumbprint(jwk, 'sha256')}`;
 }
 
-export const sha256Base64url = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
+/** SHA-256 of the UTF-8 text, base64url. One-shot: a presentation hashes each disclosure, its sd_hash and itself. */
+export const sha256Base64url = (text: string) => hash('sha256', text, 'base64url');
 
 export const isObjectValue = isObject;
