@@ -13,6 +13,8 @@ export interface DecodedJws {
   compact: string;
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -22,8 +24,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function decodeJws(compact: string): DecodedJws | null {
   const parts = compact.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || parts[0] === '' || parts[1] === '')
-    return null;
+  if (parts.length !== 3 || parts[0] === '' || parts[1] === '') return null;
+  for (const part of parts) if (!BASE64URL.test(part)) return null;
   try {
     const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as unknown;
     const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
