@@ -31,6 +31,8 @@ export interface SignerIdentity {
 
 export class RequestSigner {
   private readonly identities = new Map<string, Promise<SignerIdentity>>();
+  /** The request-signing key made present once; a failed attempt is forgotten, so the next call tries again. */
+  private ensured: Promise<unknown> | null = null;
 
   constructor(
     private readonly deps: { keys: KeyManager; db: Database; clock: Clock; config: BridgeConfig; production: boolean },
@@ -83,10 +85,19 @@ export class RequestSigner {
     });
   }
 
-  /** The active key's identity: client_id and the JOSE header members that prove it. */
+  /**
+   * The active key's identity: client_id and the JOSE header members that prove it. The key is ensured once per
+   * signer (ensure reads the database every time); after that the key manager's active version, cached and
+   * re-read at its recheck interval, follows rotations.
+   */
   async current(): Promise<SignerIdentity> {
     const { keyAlias } = this.deps.config.requestSigning;
-    await this.deps.keys.ensure(keyAlias, 'ES256');
+    if (!this.ensured)
+      this.ensured = this.deps.keys.ensure(keyAlias, 'ES256').catch((error: unknown) => {
+        this.ensured = null;
+        throw error;
+      });
+    await this.ensured;
     const jwk = await this.deps.keys.publicJwk(keyAlias);
     return this.identityFor(jwk);
   }

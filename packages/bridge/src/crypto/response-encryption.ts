@@ -1,8 +1,5 @@
-import { generateKeyPair, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { createECDH, randomBytes } from 'node:crypto';
 import { compactDecrypt, importJWK, type JWK } from 'jose';
-
-const generateEcKeyPair = promisify(generateKeyPair);
 
 /**
  * The response encryption of direct_post.jwt (OID4VP §8.3; HAIP §5): a fresh ECDH-ES P-256 key per request, its
@@ -17,15 +14,25 @@ export interface ResponseKeyPair {
   privateJwk: JWK;
 }
 
+/** P-256 field elements and scalars are 32 bytes (RFC 7518 §6.2.1.2, §6.2.2.1: full length, leading zeros kept). */
+const P256_BYTES = 32;
+
 /**
- * A fresh P-256 key pair for one session. node:crypto generates it on the libuv pool and exports the JWK members
- * directly: a third of the CPU of the same key through WebCrypto (jose), and none of it on the event loop.
+ * A fresh P-256 key pair for one session. node:crypto's ECDH generates it (OpenSSL's EC key generation from its
+ * CSPRNG) and hands out the raw point and scalar, which are the JWK members: no key object, no export, no trip to the
+ * libuv pool, about a fifth of the CPU of generateKeyPair with a JWK export.
  */
 export async function generateResponseKey(): Promise<ResponseKeyPair> {
-  const { privateKey } = await generateEcKeyPair('ec', { namedCurve: 'P-256' });
-  const { crv, x, y, d } = privateKey.export({ format: 'jwk' });
+  const ecdh = createECDH('prime256v1');
+  // The uncompressed point: 0x04, then x and y at their full length.
+  const point = ecdh.generateKeys();
+  const x = point.subarray(1, 1 + P256_BYTES).toString('base64url');
+  const y = point.subarray(1 + P256_BYTES).toString('base64url');
+  // The scalar as OpenSSL gives it drops leading zero bytes; the JWK's d keeps the full length.
+  const scalar = ecdh.getPrivateKey();
+  const d = Buffer.concat([Buffer.alloc(P256_BYTES - scalar.length), scalar]).toString('base64url');
   const kid = randomBytes(12).toString('base64url');
-  const publicJwk: JWK = { kty: 'EC', crv, x, y, kid, use: 'enc', alg: RESPONSE_ALG };
+  const publicJwk: JWK = { kty: 'EC', crv: 'P-256', x, y, kid, use: 'enc', alg: RESPONSE_ALG };
   const privateJwk: JWK = { ...publicJwk, d };
   return { publicJwk, privateJwk };
 }

@@ -50,9 +50,28 @@ const publicMembers = (jwk: JWK): JWK => {
 /** The DID of a DID URL (`did:...#fragment` → `did:...`). */
 export const didOf = (didUrl: string) => didUrl.split('#')[0]!;
 
+/**
+ * Resolved keys by DID: a did:jwk or did:key names its key itself, so a resolution never changes; the trusted
+ * issuers' DIDs are resolved for every presentation. Bounded; the oldest entry leaves first.
+ */
+const RESOLVED_LIMIT = 512;
+const resolved = new Map<string, Readonly<JWK> | null>();
+
 /** The public JWK of a did:jwk or did:key (or a DID URL of one), or null. */
 export function resolveDidKey(didOrUrl: string): JWK | null {
   const did = didOf(didOrUrl);
+  let jwk = resolved.get(did);
+  if (jwk === undefined) {
+    jwk = resolve(did);
+    if (jwk) Object.freeze(jwk);
+    if (resolved.size >= RESOLVED_LIMIT) resolved.delete(resolved.keys().next().value!);
+    resolved.set(did, jwk);
+  }
+  // A copy: the caller may keep or change it.
+  return jwk ? { ...jwk } : null;
+}
+
+function resolve(did: string): JWK | null {
   try {
     if (did.startsWith('did:jwk:')) {
       const jwk = JSON.parse(Buffer.from(did.slice('did:jwk:'.length), 'base64url').toString('utf8')) as JWK;

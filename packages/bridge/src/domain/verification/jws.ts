@@ -1,11 +1,4 @@
-import {
-  constants,
-  createHash,
-  createPublicKey,
-  verify as cryptoVerify,
-  type JsonWebKey,
-  type KeyObject,
-} from 'node:crypto';
+import { constants, createPublicKey, hash, verify as cryptoVerify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 
 /**
@@ -20,6 +13,8 @@ export interface DecodedJws {
   compact: string;
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -29,8 +24,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export function decodeJws(compact: string): DecodedJws | null {
   const parts = compact.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]*$/.test(p)) || parts[0] === '' || parts[1] === '')
-    return null;
+  if (parts.length !== 3 || parts[0] === '' || parts[1] === '') return null;
+  for (const part of parts) if (!BASE64URL.test(part)) return null;
   try {
     const header = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8')) as unknown;
     const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as unknown;
@@ -115,6 +110,7 @@ export async function jwkThumbprintUri(jwk: JWK): Promise<string> {
   return `urn:ietf:params:oauth:jwk-thumbprint:sha-256:${await calculateJwkThumbprint(jwk, 'sha256')}`;
 }
 
-export const sha256Base64url = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64url');
+/** SHA-256 of the UTF-8 text, base64url. One-shot: a presentation hashes each disclosure, its sd_hash and itself. */
+export const sha256Base64url = (text: string) => hash('sha256', text, 'base64url');
 
 export const isObjectValue = isObject;

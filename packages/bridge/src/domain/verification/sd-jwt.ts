@@ -72,7 +72,8 @@ export async function verifySdJwtPresentation(
   if (!holderJwk) return failWith('holder_binding', 'the credential carries no holder key (cnf)', id);
   if (!(await verifyJws(kbJwt, holderJwk, kb.header.alg as string)))
     failWith('holder_binding', 'the key-binding JWT signature does not verify under the holder key', id);
-  const presented = `${[issuerJwt, ...disclosures].join('~')}~`;
+  // The issuer-signed JWT and the disclosures, each followed by its '~': the presentation up to its key-binding JWT.
+  const presented = presentation.slice(0, presentation.length - kbJwt.length);
   if (kb.payload.sd_hash !== sha256Base64url(presented))
     failWith('holder_binding', 'the key-binding JWT sd_hash does not match the presentation', id);
   const fresh = freshnessProblem(kb.payload.iat, ctx.now, ctx.kbJwtMaxAgeSeconds, ctx.clockSkewSeconds);
