@@ -155,7 +155,8 @@ export const signPdfOneMib: Scenario = {
  */
 export const signPdfOneMibPg: Scenario = {
   name: 'sign-pdf-1mib-pg',
-  description: 'determine + sign + merge of a 1 MiB PDF, visible signature, software RSA-2048, command bus on PostgreSQL',
+  description:
+    'determine + sign + merge of a 1 MiB PDF, visible signature, software RSA-2048, command bus on PostgreSQL',
   kind: 'cpu',
   baseline: 'sha256-1mib-rsa2048',
   setup: () => setUpSigning('postgres'),
