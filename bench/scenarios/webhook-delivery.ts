@@ -10,7 +10,7 @@ export const webhookDelivery: Scenario = {
   baseline: 'bare-route',
   goal: { minRatio: 0.2, text: 'events written and delivered per second at least 20% of the bare route' },
   setup: (context) =>
-    serverInDataDir('webhook-delivery', context, { readyTimeoutMs: 120_000 }, async (child) => ({
+    serverInDataDir('webhook-delivery', context, {}, async (child) => ({
       url: child.url,
       requests: [{ method: 'POST', path: '/bench' }],
     })),

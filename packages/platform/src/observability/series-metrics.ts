@@ -53,24 +53,8 @@ export class SeriesMetrics<L extends Record<string, string>> {
     registry: client.Registry,
     private readonly options: SeriesMetricsOptions,
   ) {
-    const counter = {
-      name: options.counter.name,
-      help: options.counter.help,
-      type: 'counter' as const,
-      aggregator: 'sum' as const,
-      get: async () => ({ ...counter, values: this.counterValues() }),
-    };
-    const histogram = {
-      name: options.histogram.name,
-      help: options.histogram.help,
-      type: 'histogram' as const,
-      aggregator: 'sum' as const,
-      get: async () => ({ ...histogram, values: this.histogramValues() }),
-    };
-    registry.registerMetric(counter as unknown as client.Metric);
-    registry.registerMetric(histogram as unknown as client.Metric);
-    this.counter = counter;
-    this.histogram = histogram;
+    this.counter = registerComputed(registry, options.counter, 'counter', () => this.counterValues());
+    this.histogram = registerComputed(registry, options.histogram, 'histogram', () => this.histogramValues());
   }
 
   /** The series of a label set, made on first use under `key` (callers keep it). */
@@ -106,4 +90,22 @@ export class SeriesMetrics<L extends Record<string, string>> {
     }
     return values;
   }
+}
+
+/** A metric registered with the registry like prom-client's own (name, help, type, aggregator, get), values computed on read. */
+function registerComputed(
+  registry: client.Registry,
+  metric: { name: string; help: string },
+  type: 'counter' | 'histogram',
+  values: () => MetricValue[],
+): { get(): Promise<{ values: MetricValue[] }> } {
+  const registered = {
+    name: metric.name,
+    help: metric.help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ ...registered, values: values() }),
+  };
+  registry.registerMetric(registered as unknown as client.Metric);
+  return registered;
 }
