@@ -272,6 +272,21 @@ describe('ratios and goals', () => {
     expect(blind.error).toMatch(/no CPU figures/);
   });
 
+  it('a goal with a p99 bound is met only when the ratio and the p99 both are (issue 20)', () => {
+    const driver = evaluate(http('driver'), { measurement: measurement(2000, 20, 30) }, null);
+    const goal = { minRatio: 0.5, maxP99Ms: 50, text: 'half the driver; p99 < 50 ms' };
+    const search = http('search', { baseline: 'driver', goal });
+    expect(evaluate(search, { measurement: measurement(1500, 25, 49.9) }, driver)).toMatchObject({
+      status: 'PASS',
+      goals: [{ met: true, p99Ms: 49.9 }],
+    });
+    const late = evaluate(search, { measurement: measurement(1500, 25, 53.8) }, driver);
+    expect(late).toMatchObject({ status: 'MISS', goals: [{ met: false, p99Ms: 53.8 }] });
+    expect(formatAlerts([late])[0]).toMatch(/75\.0% of driver's throughput, p99 53\.8 ms \(at most 50 ms\)/);
+    expect(formatTable([late])).toContain('>= 50.0%, p99 <= 50 ms');
+    expect(evaluate(search, { measurement: measurement(900, 25, 30) }, driver).status).toBe('MISS');
+  });
+
   it('gives no latency ratio between kinds, and no ratio against an empty baseline', () => {
     expect(computeRatio(measurement(500, 2, 4), measurement(2000, 0.4, 0.6), false)).toMatchObject({
       throughput: 0.25,

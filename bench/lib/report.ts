@@ -54,7 +54,7 @@ function judgeGoal(
   reference: ScenarioResult | null,
 ): GoalResult {
   const against = goalReference(scenario, goal)!;
-  const result: GoalResult = { ...goal, against, ratio: null, value: null, met: null, error: null };
+  const result: GoalResult = { ...goal, against, ratio: null, value: null, p99Ms: null, met: null, error: null };
   const base = reference?.measurement && !reference.error ? reference.measurement : null;
   const ratio = base ? computeRatio(measurement, base, reference!.kind === scenario.kind) : null;
   result.ratio = ratio;
@@ -68,6 +68,10 @@ function judgeGoal(
     return result;
   }
   result.met = result.value >= goal.minRatio;
+  if (goal.maxP99Ms !== undefined) {
+    result.p99Ms = measurement.latencyMs.p99;
+    result.met &&= result.p99Ms <= goal.maxP99Ms;
+  }
   return result;
 }
 
@@ -126,7 +130,8 @@ const fmtPct = (n: number) => `${(n * 100).toFixed(1)}%`;
 
 /** The goal column: the threshold and, for a per-core goal, its basis. */
 const goalCell = (goal: GoalResult | ScenarioGoal) =>
-  `>= ${fmtPct(goal.minRatio)}${goal.basis === 'per-core' ? ' per-core' : ''}`;
+  `>= ${fmtPct(goal.minRatio)}${goal.basis === 'per-core' ? ' per-core' : ''}` +
+  (goal.maxP99Ms === undefined ? '' : `, p99 <= ${goal.maxP99Ms} ms`);
 
 /** Whether a goal is shown on the scenario's own line: the first goal, when it is read against the baseline. */
 const onMainLine = (row: ScenarioResult, goal: GoalResult, index: number) =>
@@ -215,8 +220,9 @@ export function formatAlerts(rows: ScenarioResult[]): string[] {
       for (const g of r.goals) {
         if (g.met !== false) continue;
         const basis = g.basis === 'per-core' ? 'per-core rate' : 'throughput';
+        const p99 = g.p99Ms === null ? '' : `, p99 ${fmtMs(g.p99Ms)} ms (at most ${g.maxP99Ms} ms)`;
         out.push(
-          `!!! MISS  ${r.name}: ${fmtPct(g.value!)} of ${g.against}'s ${basis}, goal >= ${fmtPct(g.minRatio)} (${g.text})`,
+          `!!! MISS  ${r.name}: ${fmtPct(g.value!)} of ${g.against}'s ${basis}${p99}, goal >= ${fmtPct(g.minRatio)} (${g.text})`,
         );
       }
     } else if (r.status === 'ERROR' && r.error) {

@@ -17,6 +17,11 @@ export interface ScenarioGoal {
    * implementation. It is measured in the same run, before this scenario, as a baseline is.
    */
   against?: string;
+  /**
+   * A latency bound as well (issue 20: "p99 under 50 ms at 50 connections"): the goal is met only when the scenario's
+   * own p99 is at most this many milliseconds, whatever the ratio.
+   */
+  maxP99Ms?: number;
   /** The goal as the issue states it, printed beside the result. */
   text: string;
 }
@@ -28,6 +33,8 @@ export interface GoalResult extends ScenarioGoal {
   ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
   /** The ratio of the goal's basis. */
   value: number | null;
+  /** The scenario's p99 in ms when the goal bounds it (maxP99Ms), else null. */
+  p99Ms: number | null;
   met: boolean | null;
   /** Why the goal could not be judged (the scenario it is read against has no figures, no CPU figures). */
   error: string | null;

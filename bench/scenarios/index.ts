@@ -11,7 +11,7 @@ import { issuanceScenarios } from '../../packages/issuance/bench/index.js';
 import { oid4vciScenarios } from '../../packages/oid4vci-issuer/bench/index.js';
 import { dpopVerifyMemory, dpopVerifyRedis, dpopVerifyRedis32 } from './dpop-verify.js';
 import { webhookDelivery } from './webhook-delivery.js';
-import { webhookDeliveryFloor } from './webhook-delivery-floor.js';
+import { webhookDeliveryFloor, webhookDeliveryFloorOneStatement } from './webhook-delivery-floor.js';
 import {
   oidcProviderCodeExchange,
   oidcProviderRefresh,
@@ -41,6 +41,7 @@ export const scenarios: readonly Scenario[] = [
   dpopVerifyRedis32,
   webhookDelivery,
   webhookDeliveryFloor,
+  webhookDeliveryFloorOneStatement,
   ...statusListScenarios,
   ...designScenarios,
   ...partyScenarios,

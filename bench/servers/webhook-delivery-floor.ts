@@ -36,7 +36,17 @@ const key = randomBytes(32);
 const INSERT = `INSERT INTO floor_outbox (tenant_id, id, event_type, body, created_at, next_attempt_at)
   VALUES ('demo', gen_random_uuid(), 'bench.event', $1, $2, $2) RETURNING id`;
 
+/**
+ * `BENCH_FLOOR_ONE_STATEMENT=1` (webhook-delivery-floor-one-statement): the INSERT alone in autocommit, one round trip
+ * and no transaction block, the least any durable outbox can write before it delivers.
+ */
+const oneStatement = process.env.BENCH_FLOOR_ONE_STATEMENT === '1';
+
 async function write(body: string, now: Date): Promise<string> {
+  if (oneStatement) {
+    const { rows } = await pool.query<{ id: string }>({ name: 'floor.insert', text: INSERT, values: [body, now] });
+    return rows[0]!.id;
+  }
   const client = await pool.connect();
   try {
     await client.query(`BEGIN; SET LOCAL app.tenant_id = 'demo'`);

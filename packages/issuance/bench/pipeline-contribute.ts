@@ -12,6 +12,20 @@ import type { Scenario } from '../../../bench/lib/types.js';
  * next of 200 sessions, so that 50 connections contribute to 50 sessions at once (the sessions' own contributors, not
  * one session under 50 writers).
  */
+/** The request body of every contribution: one group of 10 attributes (also the floor's, pipeline-contribute-floor.ts). */
+export const contributionBody = JSON.stringify({
+  groups: [
+    {
+      contributorId: 'registry',
+      phase: 'OID4VCI_START',
+      attributes: Array.from({ length: 10 }, (_, i) => ({
+        path: i === 0 ? 'person.given_name' : `person.attribute_${i}`,
+        value: `value ${i}`,
+      })),
+    },
+  ],
+});
+
 export const pipelineContribute: Scenario = {
   name: 'pipeline-contribute',
   description: 'POST .../sessions/{id}/attributes, one group of 10 attributes, sealed, audited, on PostgreSQL',
@@ -30,18 +44,7 @@ export const pipelineContribute: Scenario = {
           sessions: string[];
         };
         let next = 0;
-        const body = JSON.stringify({
-          groups: [
-            {
-              contributorId: 'registry',
-              phase: 'OID4VCI_START',
-              attributes: Array.from({ length: 10 }, (_, i) => ({
-                path: i === 0 ? 'person.given_name' : `person.attribute_${i}`,
-                value: `value ${i}`,
-              })),
-            },
-          ],
-        });
+        const body = contributionBody;
         return {
           url: child.url,
           requests: [

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
 import { serverInDataDir } from '../../../bench/lib/server-setup.js';
-import type { Scenario } from '../../../bench/lib/types.js';
+import type { Scenario, ScenarioSetup } from '../../../bench/lib/types.js';
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -40,59 +40,67 @@ export const oid4vciCredential: Scenario = {
       context,
       { readyTimeoutMs: 180_000 },
       async (child, dataDir) => {
-        const handed = JSON.parse(await readFile(join(dataDir, 'credential.json'), 'utf8')) as {
-          tokens: string[];
-          dpopKey: JWK;
-          holderKey: JWK;
-          configuration: string;
-        };
-        const dpopKey = createPrivateKey({ key: handed.dpopKey as never, format: 'jwk' });
-        const holderKey = createPrivateKey({ key: handed.holderKey as never, format: 'jwk' });
-        const publicJwk = ({ kty, crv, x, y }: JWK) => ({ kty, crv, x, y });
-        const issuer = child.url.replace(/\/$/, '');
-        const credentialUrl = `${issuer}/oid4vci/credential`;
-        let next = 0;
-        return {
-          url: child.url,
-          requests: [
-            {
-              method: 'POST',
-              path: '/oid4vci/nonce',
-              onResponse: (_status: number, body: string, context: Record<string, unknown>) => {
-                context.nonce = (JSON.parse(body) as { c_nonce: string }).c_nonce;
-              },
-            },
-            {
-              method: 'POST',
-              path: '/oid4vci/credential',
-              setupRequest: (request: Record<string, unknown>, context: Record<string, unknown>) => {
-                const token = handed.tokens[next++ % handed.tokens.length]!;
-                const iat = Math.floor(Date.now() / 1000);
-                const proof = es256(
-                  holderKey,
-                  { typ: 'openid4vci-proof+jwt', alg: 'ES256', jwk: publicJwk(handed.holderKey) },
-                  { aud: issuer, iat, nonce: context.nonce },
-                );
-                const dpop = es256(
-                  dpopKey,
-                  { typ: 'dpop+jwt', alg: 'ES256', jwk: publicJwk(handed.dpopKey) },
-                  {
-                    htm: 'POST',
-                    htu: credentialUrl,
-                    iat,
-                    jti: randomBytes(12).toString('base64url'),
-                    ath: createHash('sha256').update(token).digest('base64url'),
-                  },
-                );
-                return {
-                  ...request,
-                  headers: { authorization: `DPoP ${token}`, dpop, 'content-type': 'application/json' },
-                  body: JSON.stringify({ credential_configuration_id: handed.configuration, proofs: { jwt: [proof] } }),
-                };
-              },
-            },
-          ] as never,
-        };
+        const handed = JSON.parse(await readFile(join(dataDir, 'credential.json'), 'utf8')) as PairInputs;
+        return { url: child.url, requests: credentialPairRequests(child.url, handed) };
       },
     ),
 };
+
+/** What the requests of a pair need: access tokens (used in turn), the DPoP and holder keys, the configuration. */
+export interface PairInputs {
+  tokens: string[];
+  dpopKey: JWK;
+  holderKey: JWK;
+  configuration: string;
+}
+
+/**
+ * The two requests of a pair, as each connection repeats them: the nonce, then the credential request with a jwt
+ * proof over that nonce and a fresh DPoP proof bound to the access token (`ath`). Shared with the floor.
+ */
+export function credentialPairRequests(url: string, handed: PairInputs): NonNullable<ScenarioSetup['requests']> {
+  const dpopKey = createPrivateKey({ key: handed.dpopKey as never, format: 'jwk' });
+  const holderKey = createPrivateKey({ key: handed.holderKey as never, format: 'jwk' });
+  const publicJwk = ({ kty, crv, x, y }: JWK) => ({ kty, crv, x, y });
+  const issuer = url.replace(/\/$/, '');
+  const credentialUrl = `${issuer}/oid4vci/credential`;
+  let next = 0;
+  return [
+    {
+      method: 'POST',
+      path: '/oid4vci/nonce',
+      onResponse: (_status: number, body: string, context: Record<string, unknown>) => {
+        context.nonce = (JSON.parse(body) as { c_nonce: string }).c_nonce;
+      },
+    },
+    {
+      method: 'POST',
+      path: '/oid4vci/credential',
+      setupRequest: (request: Record<string, unknown>, context: Record<string, unknown>) => {
+        const token = handed.tokens[next++ % handed.tokens.length]!;
+        const iat = Math.floor(Date.now() / 1000);
+        const proof = es256(
+          holderKey,
+          { typ: 'openid4vci-proof+jwt', alg: 'ES256', jwk: publicJwk(handed.holderKey) },
+          { aud: issuer, iat, nonce: context.nonce },
+        );
+        const dpop = es256(
+          dpopKey,
+          { typ: 'dpop+jwt', alg: 'ES256', jwk: publicJwk(handed.dpopKey) },
+          {
+            htm: 'POST',
+            htu: credentialUrl,
+            iat,
+            jti: randomBytes(12).toString('base64url'),
+            ath: createHash('sha256').update(token).digest('base64url'),
+          },
+        );
+        return {
+          ...request,
+          headers: { authorization: `DPoP ${token}`, dpop, 'content-type': 'application/json' },
+          body: JSON.stringify({ credential_configuration_id: handed.configuration, proofs: { jwt: [proof] } }),
+        };
+      },
+    },
+  ] as never;
+}

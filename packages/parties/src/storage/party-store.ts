@@ -100,7 +100,22 @@ export function listStatement(
   // name among a million persons): each shape of the statement (a few hundred at most: which filters are present,
   // first page or not) is prepared once per connection, and its plan turns generic after five executions when
   // its estimate is no worse (migrations/0003). The name follows from the text.
-  return { text, params, name: `party.list.${createHash('sha256').update(text).digest('base64url').slice(0, 16)}` };
+  return { text, params, name: statementName(text) };
+}
+
+/** The prepared names of the statement shapes seen (a few hundred at most, see above), so a list hashes no text. */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 1024;
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `party.list.${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
+    // A bound that the shapes never reach; past it the map starts over rather than growing.
+    if (statementNames.size >= MAX_STATEMENT_NAMES) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return name;
 }
 
 export const partyStore = {

@@ -8,6 +8,9 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { Command, CommandContext, ExecutionContext, JoinedUnit } from './command.js';
 
+/** Where a logger comes from when one is needed: a child logger is made per request only when something logs. */
+type LogSource = Pick<ExecutionContext, 'log'>;
+
 /**
  * Runs commands: policy first (action = command id), then the command, then one audit event and the metrics.
  * An allowed decision is recorded in the execution's own audit event (details.policy); a denial writes an
@@ -155,7 +158,7 @@ export class CommandBus {
             details: { reason: decision.reason },
           },
           joined,
-          runCtx.log,
+          runCtx,
         );
       runCtx.log.info({ reason: decision.reason }, 'authorization denied');
       if (decision.reason === 'unauthenticated') {
@@ -183,26 +186,27 @@ export class CommandBus {
     if (autoAudit && staged && joined) {
       // Staged in the caller's unit: chained once that commits (nothing is chained when it rolls back).
       const final = event(result, output, failure);
-      joined.afterCommit(() => this.chainStaged(final, runCtx.log));
+      joined.afterCommit(() => this.chainStaged(final, runCtx));
     } else if (autoAudit && staged) {
       // The change and its staged event have committed: the answer stands whatever happens to the chaining.
       if (failure !== undefined && !isAppError(failure))
         runCtx.log.error({ err: failure }, 'command failed after its unit of work committed');
-      await this.chainStaged(event(result, output, failure), runCtx.log);
+      await this.chainStaged(event(result, output, failure), runCtx);
     } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
       eventId = undefined;
-      await this.record(event(result, output, failure), joined, runCtx.log, failure !== undefined);
+      await this.record(event(result, output, failure), joined, runCtx, failure !== undefined);
     }
     if (failure !== undefined) throw failure;
     return output as O;
   }
-  private async chainStaged(event: AuditEventInput, log: Logger): Promise<void> {
+  /** `logs`: its logger is made on first use (ExecutionContext.log), and only a failure here uses it. */
+  private async chainStaged(event: AuditEventInput, logs: LogSource): Promise<void> {
     try {
       await this.deps.audit.append(event, { staged: true });
     } catch (error) {
-      log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
+      logs.log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
     }
   }
 
@@ -215,7 +219,7 @@ export class CommandBus {
   private async record(
     input: AuditEventInput,
     joined: JoinedUnit | undefined,
-    log: Logger,
+    logs: LogSource,
     tolerant = false,
   ): Promise<void> {
     const audit = this.deps.audit;
@@ -228,11 +232,11 @@ export class CommandBus {
       await stageAuditEvents(joined.sql, [staging]);
     } catch (error) {
       if (!tolerant) throw error;
-      log.warn({ err: error }, 'the event of a failed joined command could not be staged');
+      logs.log.warn({ err: error }, 'the event of a failed joined command could not be staged');
       return;
     }
     const chained = { ...input, eventId: staging.eventId, occurredAt: new Date(staging.occurredAt) };
-    joined.afterCommit(() => this.chainStaged(chained, log));
+    joined.afterCommit(() => this.chainStaged(chained, logs));
   }
 }
 
