@@ -12,7 +12,7 @@ import { badRequest } from '../domain/errors.js';
 import { docMdpPermission, pdfDate, parseTimeZone, type WirePadesParameters } from '../domain/pades-parameters.js';
 import { drawAppearance } from './appearance.js';
 import { fieldBoxOf, type FieldBox } from './field-box.js';
-import { writeIncrementalUpdate, refKey } from './incremental-writer.js';
+import { lastSectionSize, writeIncrementalUpdate, refKey } from './incremental-writer.js';
 import { openPdf } from './open-pdf.js';
 import { arrayAt, encryptObject, n, readText, textString } from './pdf-objects.js';
 import type { PdfCrypt } from './standard-security.js';
@@ -54,6 +54,7 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
 export async function preparePdf(input: PrepareInput): Promise<PreparedPdf> {
   const { doc, crypt } = await openPdf(input.pdf, input.password ?? input.params.passwordProtection);
   const context = doc.context;
+  context.largestObjectNumber = Math.max(context.largestObjectNumber, lastSectionSize(input.pdf) - 1);
   const originalLargest = context.largestObjectNumber;
   const changed: PDFRef[] = [];
   const catalogRef = context.trailerInfo.Root as PDFRef;
