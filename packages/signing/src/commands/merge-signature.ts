@@ -3,7 +3,7 @@ import { signedData } from '../cms/cades.js';
 import { algorithmSpec, effectiveDigest, type SignatureAlgorithm } from '../domain/algorithms.js';
 import { badRequest } from '../domain/errors.js';
 import type { WirePadesParameters } from '../domain/pades-parameters.js';
-import { decodeDocument } from '../flow/documents.js';
+import { decodeDocument, isCanonicalBase64 } from '../flow/documents.js';
 import { readKeyEntry } from '../flow/key-entries.js';
 import { padesAttributesOfDigest, preparePades, signingCertificate } from '../flow/pades.js';
 import { isPades, resolveSignatureConfig } from '../flow/signature-config.js';
@@ -83,7 +83,8 @@ export const mergeSignature = (s: SigningServices) =>
         });
         let signed: string;
         try {
-          signed = signedPdfBase64(prepared, cms);
+          const text = isCanonicalBase64(origData.content, data) ? origData.content : undefined;
+          signed = signedPdfBase64(prepared, cms, text);
         } catch (cause) {
           throw new AppError('invalid_request', 'The signature does not fit the room reserved for it.', { cause });
         }

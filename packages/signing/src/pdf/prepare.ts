@@ -316,9 +316,11 @@ export function byteRangeContent(prepared: PreparedPdf): Buffer {
 /**
  * The signed document, base64: the original followed by the update with the DER CMS in its /Contents placeholder
  * (hex, zero-padded). The prepared update is not changed (it may be shared, flow/prepared-updates.ts), and the 1 MiB
- * original is not copied: it is encoded up to a multiple of 3 bytes, its last bytes with the update.
+ * original is not copied: it is encoded up to a multiple of 3 bytes, its last bytes with the update. When the
+ * caller has the original's base64 text as Buffer#toString writes it (`originalBase64`), that part is a slice of
+ * the text (no copy, no encoding: about a third of the merge's own work on a 1 MiB document, issue 21 bench).
  */
-export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer): string {
+export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer, originalBase64?: string): string {
   const { original } = prepared;
   const base = original.length;
   const [, start, end] = prepared.byteRange;
@@ -327,8 +329,9 @@ export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer): string {
   const update = Buffer.from(prepared.update);
   update.write(cms.toString('hex').padEnd(room * 2, '0'), start - base + 1, 'latin1');
   const split = base - (base % 3);
-  return (
-    original.subarray(0, split).toString('base64') +
-    Buffer.concat([original.subarray(split), update]).toString('base64')
-  );
+  const head =
+    originalBase64 === undefined
+      ? original.subarray(0, split).toString('base64')
+      : originalBase64.slice(0, (split / 3) * 4);
+  return head + Buffer.concat([original.subarray(split), update]).toString('base64');
 }
