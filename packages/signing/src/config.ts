@@ -52,6 +52,11 @@ export const SigningConfigSchema = Type.Object(
      */
     signatureValiditySeconds: Type.Integer({ minimum: 1, default: 3600 }),
     clockSkewSeconds: Type.Integer({ minimum: 0, default: 120 }),
+    /**
+     * How long determine, create digest and merge reuse a key entry they read (flow/recent-key-entries.ts); 0 reads
+     * it every time. Create signature always reads it.
+     */
+    keyEntryCacheSeconds: Type.Integer({ minimum: 0, default: 5 }),
     pkcs11: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), Pkcs11Provider, { default: {} }),
     fonts: Type.Record(Type.String({ minLength: 1 }), Type.String({ minLength: 1 }), { default: {} }),
   },

@@ -2,6 +2,7 @@ import type { Clock, Platform } from '@tessera/platform';
 import type { SigningConfig } from './config.js';
 import { providerNotFound } from './domain/errors.js';
 import { PreparedUpdates } from './flow/prepared-updates.js';
+import { RecentKeyEntries } from './flow/recent-key-entries.js';
 import { ExternalKeyProvider } from './keys/external-provider.js';
 import type { KeyProvider } from './keys/key-provider.js';
 import { Pkcs11KeyProvider } from './keys/pkcs11-provider.js';
@@ -15,6 +16,8 @@ export interface SigningServices {
   providers: ProviderRegistry;
   /** PAdES updates prepared by operation 1, for operation 4 of the same inputs (flow/prepared-updates.ts). */
   preparedUpdates: PreparedUpdates;
+  /** Key entries read by the steps that only read them (flow/recent-key-entries.ts). */
+  recentKeyEntries: RecentKeyEntries;
 }
 
 export class ProviderRegistry {
@@ -52,5 +55,6 @@ export function createSigningServices(platform: Platform, config: SigningConfig)
       platform.clock,
       (config.signatureValiditySeconds + config.clockSkewSeconds) * 1000,
     ),
+    recentKeyEntries: new RecentKeyEntries(platform.clock, config.keyEntryCacheSeconds * 1000),
   };
 }

@@ -1,6 +1,6 @@
 import { defineCommand } from '@tessera/platform';
 import { decodeDocument } from '../flow/documents.js';
-import { loadKeyEntry } from '../flow/key-entries.js';
+import { readKeyEntry } from '../flow/key-entries.js';
 import { padesAttributes } from '../flow/pades.js';
 import type { SignInputT } from '../http/schemas.js';
 import { digestOf } from '../keys/verify-signature.js';
@@ -24,9 +24,7 @@ export const createDigest = (s: SigningServices) =>
       const algorithm = signInput.digestAlgorithm;
       let digest: Buffer;
       if (signInput.signatureFormParameters?.padesSignatureFormParameters) {
-        const entry = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          loadKeyEntry(sql, ctx, signInput.binding.kid, 'READ'),
-        );
+        const entry = await readKeyEntry(s, ctx, signInput.binding.kid);
         digest = digestOf(algorithm, padesAttributes(entry, algorithm, data).der);
       } else digest = digestOf(algorithm, data);
       return { signInput: { ...signInput, input: digest.toString('base64'), signMode: 'DIGEST' } };

@@ -2,7 +2,7 @@ import { defineCommand } from '@tessera/platform';
 import { badRequest } from '../domain/errors.js';
 import type { WireFormParameters } from '../domain/pades-parameters.js';
 import { decodeDocument } from '../flow/documents.js';
-import { loadKeyEntry } from '../flow/key-entries.js';
+import { readKeyEntry } from '../flow/key-entries.js';
 import { padesAttributesOfDigest, preparePades } from '../flow/pades.js';
 import { isPades, resolveSignatureConfig } from '../flow/signature-config.js';
 import type { DetermineBodyT, SignInputT } from '../http/schemas.js';
@@ -36,9 +36,7 @@ export const determineSignatureInput = (s: SigningServices) =>
       let input: Buffer;
       let form: WireFormParameters = {};
       if (isPades(origData.mimeType, config.form)) {
-        const entry = await s.platform.db.withTenant(ctx.tenantId, (sql) =>
-          loadKeyEntry(sql, ctx, binding.kid, 'READ'),
-        );
+        const entry = await readKeyEntry(s, ctx, binding.kid);
         if (entry.providerId !== binding.keyProviderId)
           throw badRequest(
             `The key entry ${binding.kid} is not held by key provider ${binding.keyProviderId}.`,

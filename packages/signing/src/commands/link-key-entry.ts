@@ -25,7 +25,7 @@ export const linkKeyEntry = (s: SigningServices) =>
       const provider = s.providers.get(input.providerId, ctx.tenantId);
       if (provider.kind === 'external')
         throw badRequest(`Key provider ${provider.id} holds no keys to link.`, 'providerKid');
-      return ctx.unitOfWork(async (sql) => {
+      const output = await ctx.unitOfWork(async (sql) => {
         const key = await provider.findKey({ tenantId: ctx.tenantId, sql }, input.providerKid);
         if (!key) throw badRequest(`Key provider ${provider.id} holds no key ${input.providerKid}.`, 'providerKid');
         const now = s.clock.now();
@@ -75,5 +75,8 @@ export const linkKeyEntry = (s: SigningServices) =>
         if (!(await insertKeyEntry(sql, entry))) throw keyEntryExists(input.kid);
         return { keyEntry: keyEntryView(entry), accessRestrictions: accessView(entry) };
       });
+      // Committed: the steps that keep entries they read see the link from now on (flow/recent-key-entries.ts).
+      s.recentKeyEntries.forget(ctx.tenantId, input.kid);
+      return output;
     },
   });

@@ -3,8 +3,8 @@ import { signedData } from '../cms/cades.js';
 import { algorithmSpec, effectiveDigest, type SignatureAlgorithm } from '../domain/algorithms.js';
 import { badRequest } from '../domain/errors.js';
 import type { WirePadesParameters } from '../domain/pades-parameters.js';
-import { decodeDocument } from '../flow/documents.js';
-import { loadKeyEntry } from '../flow/key-entries.js';
+import { decodeDocument, isCanonicalBase64 } from '../flow/documents.js';
+import { readKeyEntry } from '../flow/key-entries.js';
 import { padesAttributesOfDigest, preparePades, signingCertificate } from '../flow/pades.js';
 import { isPades, resolveSignatureConfig } from '../flow/signature-config.js';
 import type { OrigDataT, SignatureT } from '../http/schemas.js';
@@ -41,7 +41,7 @@ export const mergeSignature = (s: SigningServices) =>
       const spec = algorithmSpec(signature.algorithm as SignatureAlgorithm);
       const digestAlgorithm = resolveSignatureConfig(s.config, binding.signatureConfigId, undefined).digestAlgorithm;
       const hash = effectiveDigest(spec, digestAlgorithm);
-      const entry = await s.platform.db.withTenant(ctx.tenantId, (sql) => loadKeyEntry(sql, ctx, binding.kid, 'READ'));
+      const entry = await readKeyEntry(s, ctx, binding.kid);
       const auditOf = (documentSha256: Buffer) => ({
         documentSha256: documentSha256.toString('base64'),
         kid: entry.kid,
@@ -83,7 +83,8 @@ export const mergeSignature = (s: SigningServices) =>
         });
         let signed: string;
         try {
-          signed = signedPdfBase64(prepared, cms);
+          const text = isCanonicalBase64(origData.content, data) ? origData.content : undefined;
+          signed = signedPdfBase64(prepared, cms, text);
         } catch (cause) {
           throw new AppError('invalid_request', 'The signature does not fit the room reserved for it.', { cause });
         }

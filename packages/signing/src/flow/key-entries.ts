@@ -1,4 +1,5 @@
 import type { CommandContext, Sql } from '@tessera/platform';
+import type { SigningServices } from '../services.js';
 import { certificateView, type CertificateView } from '../domain/certificates.js';
 import { keyAccessDenied, keyEntryNotFound } from '../domain/errors.js';
 import { accessDecision, type KeyEntryRecord, type Permission } from '../domain/key-entry.js';
@@ -11,7 +12,26 @@ export async function loadKeyEntry(
   kid: string,
   permission: Permission,
 ): Promise<KeyEntryRecord> {
-  const entry = await findKeyEntry(sql, kid);
+  return decideAccess(await findKeyEntry(sql, kid), ctx, kid, permission);
+}
+
+/**
+ * The key entry `kid` for a step that only reads it (determine, create digest, merge), from the recently read
+ * entries when there (flow/recent-key-entries.ts); the caller's access is decided on every call.
+ */
+export async function readKeyEntry(s: SigningServices, ctx: CommandContext, kid: string): Promise<KeyEntryRecord> {
+  const entry = await s.recentKeyEntries.read(ctx.tenantId, kid, () =>
+    s.platform.db.withTenant(ctx.tenantId, (sql) => findKeyEntry(sql, kid)),
+  );
+  return decideAccess(entry, ctx, kid, 'READ');
+}
+
+function decideAccess(
+  entry: KeyEntryRecord | null,
+  ctx: CommandContext,
+  kid: string,
+  permission: Permission,
+): KeyEntryRecord {
   if (!entry) throw keyEntryNotFound(kid);
   const principal = ctx.principal;
   const denied = accessDecision(entry, { subjectId: principal?.id ?? '', roles: principal?.roles ?? [] }, permission);

@@ -38,10 +38,11 @@ export interface PadesPreparation {
 
 /**
  * Prepares the document for its signature (pdf/prepare.ts) and hashes what the signature covers. The original
- * is hashed once: the SHA-256 state after it gives the document's SHA-256 (key of the prepared update, audit) and,
- * continued over the covered parts of the update, the byte-range digest (when the digest algorithm is SHA-256;
- * another one hashes the document again). An update prepared for the same inputs shortly before (operation 1, then
- * 4) is taken from `updates` instead of preparing again: the preparation is deterministic, so it is the same.
+ * is hashed once: the SHA-256 state after it gives the document's SHA-256 (audit) and, continued over the covered
+ * parts of the update, the byte-range digest (when the digest algorithm is SHA-256; another one hashes the document
+ * again). An update prepared for the same document and inputs shortly before (operation 1, then 4) is taken from
+ * `updates` with its digests instead of preparing and hashing again: the preparation is deterministic, so they are
+ * the same.
  */
 export async function preparePades(input: {
   tenantId: string;
@@ -55,8 +56,6 @@ export async function preparePades(input: {
   updates: PreparedUpdates;
 }): Promise<PadesPreparation> {
   signingCertificate(input.entry);
-  const sha256 = createHash('sha256').update(input.pdf);
-  const documentSha256 = sha256.copy().digest();
   const inputs = {
     tenantId: input.tenantId,
     password: input.password,
@@ -64,19 +63,23 @@ export async function preparePades(input: {
     signingDate: input.signingDate,
     contentsBytes: contentsBytes(input.entry),
     fonts: input.fonts,
+    digestAlgorithm: input.digestAlgorithm,
   };
-  const key = PreparedUpdates.key(documentSha256, inputs);
-  const kept = input.updates.get(key);
-  let prepared: PreparedPdf;
-  if (kept) prepared = { original: input.pdf, update: kept.update, byteRange: kept.byteRange };
-  else {
-    prepared = await prepareOrRefuse({ ...inputs, pdf: input.pdf });
-    input.updates.set(key, { update: prepared.update, byteRange: prepared.byteRange });
+  const key = PreparedUpdates.key(input.pdf, inputs);
+  const kept = input.updates.get(key, input.pdf);
+  if (kept) {
+    const prepared = { original: input.pdf, update: kept.update, byteRange: kept.byteRange };
+    return { prepared, messageDigest: kept.messageDigest, documentSha256: kept.documentSha256 };
   }
+  const prepared = await prepareOrRefuse({ ...inputs, pdf: input.pdf });
+  const sha256 = createHash('sha256').update(input.pdf);
+  const documentSha256 = sha256.copy().digest();
   const hash =
     input.digestAlgorithm === 'SHA256' ? sha256 : createHash(NODE_HASH[input.digestAlgorithm]).update(input.pdf);
   for (const part of coveredUpdateParts(prepared)) hash.update(part);
-  return { prepared, messageDigest: hash.digest(), documentSha256 };
+  const messageDigest = hash.digest();
+  input.updates.set(key, { ...prepared, documentSha256, messageDigest });
+  return { prepared, messageDigest, documentSha256 };
 }
 
 async function prepareOrRefuse(input: PrepareInput): Promise<PreparedPdf> {

@@ -12,10 +12,10 @@ import { PreparedUpdates, type PreparationInputs } from './prepared-updates.js';
 
 /**
  * The updates operation 1 prepares and operation 4 takes again (issue 21 bench): a kept update is exactly what a
- * new preparation gives, every input of the preparation is part of the key, a wrong password is still refused
- * after the right one was used, and entries expire and are bounded.
+ * new preparation gives, every input of the preparation is part of the key, only the same document bytes take it,
+ * a wrong password is still refused after the right one was used, and entries expire and are bounded.
  */
-const documentSha256 = (bytes: string) => createHash('sha256').update(bytes).digest();
+const doc = (text: string) => Buffer.from(text);
 const inputs: PreparationInputs = {
   tenantId: 'tenant-a',
   password: undefined,
@@ -23,17 +23,21 @@ const inputs: PreparationInputs = {
   signingDate: new Date('2026-11-26T10:00:00Z'),
   contentsBytes: 4096,
   fonts: {},
+  digestAlgorithm: 'SHA256',
 };
-const update = (text: string) => ({
+const update = (text: string, original = doc('pdf')) => ({
+  original,
   update: Buffer.from(text),
   byteRange: [0, 1, 2, 3] as [number, number, number, number],
+  documentSha256: createHash('sha256').update(original).digest(),
+  messageDigest: Buffer.alloc(32),
 });
 
 describe('prepared updates', () => {
   it('keys by the document and every input of the preparation, members in any order', () => {
-    const base = PreparedUpdates.key(documentSha256('pdf'), inputs);
+    const base = PreparedUpdates.key(doc('pdf'), inputs);
     expect(
-      PreparedUpdates.key(documentSha256('pdf'), {
+      PreparedUpdates.key(doc('pdf'), {
         ...inputs,
         params: { visualSignatureParameters: { fieldParameters: { page: 1 } }, reason: 'Approval', mode: 'APPROVAL' },
       }),
@@ -49,9 +53,10 @@ describe('prepared updates', () => {
       { ...inputs, signingDate: new Date('2026-11-26T10:00:01Z') },
       { ...inputs, contentsBytes: 5120 },
       { ...inputs, fonts: { Serif: '/fonts/serif.ttf' } },
+      { ...inputs, digestAlgorithm: 'SHA512' },
     ];
-    const keys = new Set([base, PreparedUpdates.key(documentSha256('other pdf'), inputs)]);
-    for (const variant of variants) keys.add(PreparedUpdates.key(documentSha256('pdf'), variant));
+    const keys = new Set([base, PreparedUpdates.key(doc('other pdf'), inputs)]);
+    for (const variant of variants) keys.add(PreparedUpdates.key(doc('pdf'), variant));
     expect(keys.size).toBe(variants.length + 2);
   });
 
@@ -61,15 +66,29 @@ describe('prepared updates', () => {
     updates.set('a', update('a'));
     clock.advance(30);
     updates.set('b', update('b'));
-    expect(updates.get('a')?.update.toString()).toBe('a');
+    expect(updates.get('a', doc('pdf'))?.update.toString()).toBe('a');
     clock.advance(31);
-    expect(updates.get('a')).toBeUndefined();
-    expect(updates.get('b')?.update.toString()).toBe('b');
+    expect(updates.get('a', doc('pdf'))).toBeUndefined();
+    expect(updates.get('b', doc('pdf'))?.update.toString()).toBe('b');
     updates.set('c', update('c'));
     updates.set('d', update('d'));
     expect(updates.size).toBe(2);
-    expect(updates.get('b')).toBeUndefined();
-    expect(updates.get('c')?.update.toString()).toBe('c');
+    expect(updates.get('b', doc('pdf'))).toBeUndefined();
+    expect(updates.get('c', doc('pdf'))?.update.toString()).toBe('c');
+  });
+
+  it('gives an entry only for the same document bytes, and keeps at most its byte budget', () => {
+    const updates = new PreparedUpdates(new ManualClock(), 60_000, 64, 10);
+    updates.set('a', update('a', doc('pdf-1')));
+    expect(updates.get('a', doc('pdf-1'))?.update.toString()).toBe('a');
+    // Same key (same length and end), other bytes: not this document's update.
+    expect(updates.get('a', doc('pdg-1'))).toBeUndefined();
+    updates.set('b', update('bb', doc('pdf-2')));
+    expect(updates.size).toBe(1);
+    expect(updates.get('a', doc('pdf-1'))).toBeUndefined();
+    updates.set('c', update('c', doc('a document over the budget')));
+    expect(updates.size).toBe(1);
+    expect(updates.get('c', doc('a document over the budget'))).toBeUndefined();
   });
 
   describe('preparePades', () => {

@@ -12,7 +12,7 @@ import { badRequest } from '../domain/errors.js';
 import { docMdpPermission, pdfDate, parseTimeZone, type WirePadesParameters } from '../domain/pades-parameters.js';
 import { drawAppearance } from './appearance.js';
 import { fieldBoxOf, type FieldBox } from './field-box.js';
-import { writeIncrementalUpdate, refKey } from './incremental-writer.js';
+import { lastSectionSize, writeIncrementalUpdate, refKey } from './incremental-writer.js';
 import { openPdf } from './open-pdf.js';
 import { arrayAt, encryptObject, n, readText, textString } from './pdf-objects.js';
 import type { PdfCrypt } from './standard-security.js';
@@ -54,6 +54,7 @@ const BYTE_RANGE_PLACEHOLDER = '**********';
 export async function preparePdf(input: PrepareInput): Promise<PreparedPdf> {
   const { doc, crypt } = await openPdf(input.pdf, input.password ?? input.params.passwordProtection);
   const context = doc.context;
+  context.largestObjectNumber = Math.max(context.largestObjectNumber, lastSectionSize(input.pdf) - 1);
   const originalLargest = context.largestObjectNumber;
   const changed: PDFRef[] = [];
   const catalogRef = context.trailerInfo.Root as PDFRef;
@@ -315,9 +316,11 @@ export function byteRangeContent(prepared: PreparedPdf): Buffer {
 /**
  * The signed document, base64: the original followed by the update with the DER CMS in its /Contents placeholder
  * (hex, zero-padded). The prepared update is not changed (it may be shared, flow/prepared-updates.ts), and the 1 MiB
- * original is not copied: it is encoded up to a multiple of 3 bytes, its last bytes with the update.
+ * original is not copied: it is encoded up to a multiple of 3 bytes, its last bytes with the update. When the
+ * caller has the original's base64 text as Buffer#toString writes it (`originalBase64`), that part is a slice of
+ * the text (no copy, no encoding: about a third of the merge's own work on a 1 MiB document, issue 21 bench).
  */
-export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer): string {
+export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer, originalBase64?: string): string {
   const { original } = prepared;
   const base = original.length;
   const [, start, end] = prepared.byteRange;
@@ -326,8 +329,9 @@ export function signedPdfBase64(prepared: PreparedPdf, cms: Buffer): string {
   const update = Buffer.from(prepared.update);
   update.write(cms.toString('hex').padEnd(room * 2, '0'), start - base + 1, 'latin1');
   const split = base - (base % 3);
-  return (
-    original.subarray(0, split).toString('base64') +
-    Buffer.concat([original.subarray(split), update]).toString('base64')
-  );
+  const head =
+    originalBase64 === undefined
+      ? original.subarray(0, split).toString('base64')
+      : originalBase64.slice(0, (split / 3) * 4);
+  return head + Buffer.concat([original.subarray(split), update]).toString('base64');
 }

@@ -7,8 +7,13 @@ import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
 
 const run = promisify(execFile);
 
-/** A small text PDF made with pdf-lib (classic cross-reference table). */
-export async function samplePdf(options: { pages?: number; rotate?: number } = {}): Promise<Buffer> {
+/**
+ * A small text PDF made with pdf-lib: a classic cross-reference table, or with `xrefStream` a cross-reference stream
+ * with the catalog and pages inside object streams (ISO 32000-1 §7.5.7, §7.5.8).
+ */
+export async function samplePdf(
+  options: { pages?: number; rotate?: number; xrefStream?: boolean } = {},
+): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < (options.pages ?? 1); i++) {
@@ -16,7 +21,7 @@ export async function samplePdf(options: { pages?: number; rotate?: number } = {
     if (options.rotate) page.setRotation({ type: 'degrees' as never, angle: options.rotate } as never);
     page.drawText(`Tessera test document, page ${i + 1}`, { x: 50, y: 780, size: 18, font, color: rgb(0, 0, 0) });
   }
-  return Buffer.from(await doc.save({ useObjectStreams: false }));
+  return Buffer.from(await doc.save({ useObjectStreams: options.xrefStream ?? false }));
 }
 
 export interface PdfsigSignature {
