@@ -45,6 +45,9 @@ export function createDesignsServices(platform: Platform, deps: DesignsDeps): De
 /** Registers the routes of the `designs` role on its app (001 §4.1, base /api/v1). */
 export function registerDesignsRoutes(app: RoleApp, platform: Platform, deps: DesignsDeps): void {
   const services = createDesignsServices(platform, deps);
+  // The resolve cache follows every replica's committed changes while the app runs (commands/resolve-cache.ts).
+  const following = services.resolveCache.follow(platform.db.changes);
+  if (following) app.addHook('onClose', () => following.close());
   void app.register(async (scope: RoleApp) => {
     registerDesignErrorHandler(scope, platform.metrics);
     registerJsonBody(scope);

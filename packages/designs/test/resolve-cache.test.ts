@@ -9,10 +9,11 @@ const RESOLVE = `${CREDENTIALS}/resolve`;
 const VARIANTS = '/api/v1/designs/render/variants';
 
 /**
- * The resolve cache (commands/resolve-cache.ts) across replicas: two designs apps on one database, each with its
- * own cache, stand for two replicas. Every write goes through one, every read of a warm cache through the other,
- * and each read must show the write committed before it, as an uncached resolve (a third app keeping nothing) does,
- * byte for byte.
+ * The resolve cache (commands/resolve-cache.ts) across apps: two designs apps on one platform, each with its own
+ * cache. Every write goes through one, every read of a warm cache through the other, and each read must show the
+ * write committed before it, as an uncached resolve (a third app keeping nothing) does, byte for byte: the writer's
+ * announcement reaches every cache of its process at once. Separate processes, which learn of a write through the
+ * database's notification, are in resolve-invalidation.test.ts.
  */
 describe.each(DATABASE_KINDS)('resolve cache across replicas (%s)', (kind) => {
   let bed: DesignsBed;

@@ -84,6 +84,42 @@ export async function startDesignsBed(
   };
 }
 
+/**
+ * A second replica of the bed's designs app: its own platform (pool, change listener, caches) on the bed's
+ * PostgreSQL database, as another process would run it.
+ */
+export async function startReplica(
+  bed: DesignsBed,
+  config: DesignsConfig,
+): Promise<{ t: TestPlatform; app: RoleApp; close(): Promise<void> }> {
+  const url = bed.t.databaseUrl;
+  if (!url) throw new Error('a replica shares a PostgreSQL database');
+  const t = await createTestPlatform('postgres', {
+    migrations: [...platformMigrations, ...designsMigrations],
+    overrides: {
+      auth: {
+        issuers: [
+          { issuer: bed.issuer.issuer, jwksUri: bed.issuer.jwksUri, audience: bed.issuer.audience, ...ISSUER_TRUST },
+        ],
+      },
+      rateLimit: { enabled: false },
+    },
+    configure: (c) => void (c.database.url = url),
+  });
+  await t.platform.tenants.load();
+  const app = await createRoleApp(t.platform, { role: 'designs', title: 'replica', family: 'design' });
+  registerDesignsRoutes(app, t.platform, { config });
+  await app.ready();
+  return {
+    t,
+    app,
+    async close() {
+      await app.close();
+      await t.close();
+    },
+  };
+}
+
 /** A request through the app with a bearer token and a JSON body. */
 export function call(
   bed: DesignsBed,

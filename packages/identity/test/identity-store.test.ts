@@ -399,6 +399,7 @@ describe.each(DATABASE_KINDS)('PostgresIdentityStore (%s)', (kind) => {
       withPlatform: (fn) => (ownUnits++, h.t.db.withPlatform(fn)),
       withAdvisoryLock: (name, fn) => h.t.db.withAdvisoryLock(name, fn),
       ping: (timeoutMs) => h.t.db.ping(timeoutMs),
+      changes: h.t.db.changes,
       close: () => h.t.db.close(),
     };
     const keys = new SoftwareKeyManager({

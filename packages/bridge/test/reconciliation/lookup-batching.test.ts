@@ -74,6 +74,7 @@ describe.each(DATABASE_KINDS)('IdentityLookups (%s)', (kind) => {
     withPlatform: (fn) => t.db.withPlatform(fn),
     withAdvisoryLock: (name, fn) => t.db.withAdvisoryLock(name, fn),
     ping: (timeoutMs) => t.db.ping(timeoutMs),
+    changes: t.db.changes,
     close: () => t.db.close(),
   });
 

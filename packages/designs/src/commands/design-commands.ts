@@ -1,5 +1,6 @@
 import type { AccessKind, Command, ExecutionContext } from '@tessera/platform';
 import type { DesignsServices } from '../services.js';
+import { DESIGNS_CHANGED_CHANNEL } from './resolve-cache.js';
 
 /**
  * Shared shape of the registry's commands: reads are audited only when `designs.auditReads` is on (they carry no
@@ -16,5 +17,21 @@ export function designCommand<I, O>(
   },
 ): Command<I, O> {
   const audited = command.access !== 'read' || s.config.auditReads;
-  return { ...command, audit: audited ? 'auto' : 'self' };
+  if (command.access === 'read') return { ...command, audit: audited ? 'auto' : 'self' };
+  const run = command.run;
+  return {
+    ...command,
+    audit: 'auto',
+    // The registry's changes reach other replicas' resolve caches as notifications (resolve-cache.ts); this one's
+    // drops the tenant's entries as soon as the write is done, so that a read after it here is never stale. In a
+    // caller's unit of work the commit comes later: the entries are dropped again once it has.
+    async run(ctx, input) {
+      try {
+        return await run(ctx, input);
+      } finally {
+        s.platform.db.changes.announce(DESIGNS_CHANGED_CHANNEL, ctx.tenantId);
+        ctx.unit?.afterCommit(async () => s.platform.db.changes.announce(DESIGNS_CHANGED_CHANNEL, ctx.tenantId));
+      }
+    },
+  };
 }

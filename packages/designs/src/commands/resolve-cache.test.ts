@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '@tessera/platform';
+import type { ChangeHandlers, ChangeNotifications, ExecutionContext } from '@tessera/platform';
 import { describe, expect, it } from 'vitest';
 import { DesignsConfigSchema, type DesignsConfig } from '../config.js';
 import { KINDS } from '../domain/kinds.js';
@@ -14,10 +14,10 @@ describe('ResolveCache', () => {
 
   it('evicts the least recently used entry beyond maxEntries', () => {
     const cache = new ResolveCache(2);
-    cache.set('a', entry('A'));
-    cache.set('b', entry('B'));
+    cache.set('a', entry('A'), cache.ticket());
+    cache.set('b', entry('B'), cache.ticket());
     expect(cache.get('a')?.etag).toBe('A'); // a is now the most recently used
-    cache.set('c', entry('C'));
+    cache.set('c', entry('C'), cache.ticket());
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')?.etag).toBe('A');
     expect(cache.get('c')?.etag).toBe('C');
@@ -26,12 +26,47 @@ describe('ResolveCache', () => {
 
   it('keeps nothing with maxEntries 0, and forgets a deleted entry', () => {
     const none = new ResolveCache(0);
-    none.set('a', entry('A'));
+    none.set('a', entry('A'), none.ticket());
     expect(none.get('a')).toBeUndefined();
     const cache = new ResolveCache(5);
-    cache.set('a', entry('A'));
+    cache.set('a', entry('A'), cache.ticket());
     cache.delete('a');
     expect(cache.get('a')).toBeUndefined();
+  });
+
+  it("drops one tenant's entries, and stores nothing read before an invalidation", () => {
+    const options = { preferredLocales: [], renderTarget: null, defaultLocale: 'en' };
+    const alpha = resolveCacheKey('alpha', { kind: 'CREDENTIAL', designId: 'x' }, options);
+    const alphabet = resolveCacheKey('alphabet', { kind: 'CREDENTIAL', designId: 'x' }, options);
+    const cache = new ResolveCache(5);
+    cache.set(alpha, entry('A'), cache.ticket());
+    cache.set(alphabet, entry('B'), cache.ticket());
+    const before = cache.ticket();
+    cache.invalidate('alpha');
+    expect(cache.get(alpha)).toBeUndefined();
+    expect(cache.get(alphabet)?.etag).toBe('B');
+    // A read that began before the invalidation may hold what the change replaced.
+    cache.set(alpha, entry('stale'), before);
+    expect(cache.get(alpha)).toBeUndefined();
+    cache.invalidate('');
+    expect(cache.size).toBe(0);
+  });
+
+  it('is trusted only while its subscription listens, and clears itself on reset', () => {
+    let handlers: ChangeHandlers | undefined;
+    const subscription = { listening: false, close: async () => undefined };
+    const changes = {
+      subscribe: (_channel: string, h: ChangeHandlers) => ((handlers = h), subscription),
+    } as unknown as ChangeNotifications;
+    const cache = new ResolveCache(5);
+    cache.follow(changes);
+    expect(cache.trusted).toBe(false);
+    subscription.listening = true;
+    expect(cache.trusted).toBe(true);
+    cache.set('a', entry('A'), cache.ticket());
+    handlers!.reset();
+    expect(cache.size).toBe(0);
+    expect(new ResolveCache(0).follow(changes)).toBeNull();
   });
 
   it('keys by tenant, kind, how the design is named, locales and target', () => {

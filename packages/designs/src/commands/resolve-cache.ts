@@ -1,3 +1,4 @@
+import type { ChangeNotifications, ChangeSubscription } from '@tessera/platform';
 import type { EtagValidators, ResolvedDesign, ResolveOptions } from '../domain/resolve-design.js';
 import type { DesignSelector } from '../storage/design-store.js';
 
@@ -7,12 +8,21 @@ import type { DesignSelector } from '../storage/design-store.js';
  *
  * An entry is keyed by what names the answer (tenant, kind, design id or binding, preferred locales, render
  * target) and holds the ETag validators it was made from (design id, revision, update time, variants' ids and update
- * times: domain/resolve-design.ts). It is never answered on its own: every resolve that uses it first reads the
- * design's current validators (one batched statement, no document), and the entry is used only when they are the
- * ones it was made from. Any write moves them (an update bumps the revision and update time, a variant's create,
- * update or delete changes the variant list, a rebinding changes the design id the binding reads, a deletion
- * leaves nothing to read), so a write committed before a request is seen by it, on this replica and on every
- * other: the cache is keyed by content, as the ETag is (both assume the answer is a function of these inputs).
+ * times: domain/resolve-design.ts). How far an entry is trusted depends on whether this process follows the
+ * registry's changes (docs/decisions.md, "Resolve cache invalidated across replicas"):
+ *
+ * - Following (`trusted`): every committed write of a design, binding or variant, on any replica, announces its
+ *   tenant on the `designs_changed` channel (a trigger of migration 0002, so no write path can omit it), and this
+ *   cache drops that tenant's entries when the notification arrives, milliseconds after the commit. The writing
+ *   process drops them at once after its own commit (designCommand), so a read after a write on the same replica is
+ *   never stale. An entry is then answered without reading anything.
+ * - Not following (the listener not yet connected, or its connection lost): an entry is used only when the
+ *   design's current validators, read first (one batched statement, no document), are the ones it was made from, so
+ *   a write committed before a request is seen by it, on every replica. When listening (re)starts, the cache is
+ *   cleared: notifications may have been missed meanwhile.
+ *
+ * An entry is stored only if no invalidation happened since its request began to read (`ticket()`): a read that
+ * started before a concurrent commit and ends after that commit's invalidation cannot leave its older answer behind.
  *
  * The rest of the ETag's inputs are the process's own (the tenant's configured defaults, `designs.defaultLocale`)
  * and do not change while it runs; requests with an inline OCA bundle are per request and never cached. Entries are
@@ -26,10 +36,49 @@ export interface CachedResolve {
   resolved?: ResolvedDesign;
 }
 
+/** The channel of the registry's committed changes; the payload is the tenant id ('' for every tenant). */
+export const DESIGNS_CHANGED_CHANNEL = 'designs_changed';
+
 export class ResolveCache {
   private readonly entries = new Map<string, CachedResolve>();
+  /** Moves on every invalidation: an entry whose read began under an older generation is not stored. */
+  private generation = 0;
+  private subscription: ChangeSubscription | null = null;
 
   constructor(private readonly maxEntries: number) {}
+
+  /** Follows the registry's committed changes (every replica's): entries become answerable without a read. */
+  follow(changes: ChangeNotifications): ChangeSubscription | null {
+    if (this.maxEntries <= 0) return null;
+    this.subscription = changes.subscribe(DESIGNS_CHANGED_CHANNEL, {
+      changed: (tenantId) => this.invalidate(tenantId),
+      reset: () => this.clear(),
+    });
+    return this.subscription;
+  }
+
+  /** True while every committed change reaches this cache: an entry may be answered without reading validators. */
+  get trusted(): boolean {
+    return this.subscription?.listening === true;
+  }
+
+  /** Taken before a request reads: `set` stores the answer only if nothing was invalidated since. */
+  ticket(): number {
+    return this.generation;
+  }
+
+  /** Drops the entries of `tenantId` ('' : of every tenant) after a committed change. */
+  invalidate(tenantId: string): void {
+    if (tenantId === '') return this.clear();
+    this.generation++;
+    const prefix = part(tenantId);
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
 
   get size(): number {
     return this.entries.size;
@@ -45,8 +94,8 @@ export class ResolveCache {
     return entry;
   }
 
-  set(key: string, entry: CachedResolve): void {
-    if (this.maxEntries <= 0) return;
+  set(key: string, entry: CachedResolve, ticket: number): void {
+    if (this.maxEntries <= 0 || ticket !== this.generation) return;
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);

@@ -95,21 +95,29 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
         defaultLocale: s.config.defaultLocale,
       };
       // Inline bundles are per request: such a resolve is neither answered from nor kept in the cache.
+      const cache = s.resolveCache;
       const cacheKey = bundle === undefined ? resolveCacheKey(ctx.tenantId, designSelector, options) : null;
-      const cached = cacheKey === null ? undefined : s.resolveCache.get(cacheKey);
+      const cached = cacheKey === null ? undefined : cache.get(cacheKey);
+      // While the cache follows every replica's committed changes, what it keeps is current (resolve-cache.ts):
+      // a matching ETag answers 304 (RFC 9110 §13.1.2) and a kept design answers, with nothing read.
+      if (cached !== undefined && cache.trusted) {
+        if (matchesIfNoneMatch(input.ifNoneMatch, cached.etag)) return { notModified: true, etag: cached.etag };
+        if (cached.resolved) return { notModified: false, etag: cached.etag, resolved: cached.resolved };
+      }
+      const ticket = cache.ticket();
       // A conditional resolve, or one whose answer is kept, reads the ETag's inputs first (no document): when they
-      // still give the client's ETag, the answer is 304 (RFC 9110 §13.1.2); when they are those of the kept answer,
-      // that answer. Otherwise (or unconditionally and not kept) the design is read in full.
+      // still give the client's ETag, the answer is 304; when they are those of the kept answer, that answer.
+      // Otherwise (or unconditionally and not kept) the design is read in full.
       if (input.ifNoneMatch || cached?.resolved) {
         const validators = await s.readValidatorsForResolve(ctx.tenantId, designSelector);
         if (!validators) {
-          if (cacheKey !== null) s.resolveCache.delete(cacheKey);
+          if (cacheKey !== null) cache.delete(cacheKey);
           throw designNotFound();
         }
         const key = validatorsKey(validators);
         const current = cached?.validatorsKey === key ? cached : undefined;
         const etag = current?.etag ?? resolveEtag(validators, request, options);
-        if (cacheKey !== null && current === undefined) s.resolveCache.set(cacheKey, { validatorsKey: key, etag });
+        if (cacheKey !== null && current === undefined) cache.set(cacheKey, { validatorsKey: key, etag }, ticket);
         if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
         if (current?.resolved) return { notModified: false, etag, resolved: current.resolved };
       }
@@ -128,7 +136,7 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
       const etag = resolveEtag(validators, request, options);
       if (matchesIfNoneMatch(input.ifNoneMatch, etag)) return { notModified: true, etag };
       const resolved = resolveDesign(layers, options, etag);
-      if (cacheKey !== null) s.resolveCache.set(cacheKey, { validatorsKey: validatorsKey(validators), etag, resolved });
+      if (cacheKey !== null) cache.set(cacheKey, { validatorsKey: validatorsKey(validators), etag, resolved }, ticket);
       return { notModified: false, etag, resolved };
     },
   });

@@ -70,6 +70,7 @@ function countingStatements(db: Database): { db: Database; count: () => number; 
       withPlatform: (fn) => db.withPlatform((sql) => fn(wrap(sql))),
       withAdvisoryLock: (name, fn) => db.withAdvisoryLock(name, fn),
       ping: (timeoutMs) => db.ping(timeoutMs),
+      changes: db.changes,
       close: () => db.close(),
     },
   };

@@ -31,6 +31,8 @@ export interface Sql {
   exec(script: string): Promise<void>;
 }
 
+import type { ChangeNotifications } from './change-notifications.js';
+
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface Database {
@@ -51,6 +53,11 @@ export interface Database {
    * database; answers `{ ran: false }` at once when another holder has it.
    */
   withAdvisoryLock<T>(name: string, fn: () => Promise<T>): Promise<{ ran: true; value: T } | { ran: false }>;
+  /**
+   * Notifications of committed changes across replicas (change-notifications.ts); the listener connects on the
+   * first subscription and closes with the database.
+   */
+  readonly changes: ChangeNotifications;
   /** A round trip to the database, bounded by `timeoutMs`; throws when it is unreachable. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,6 @@
 export * from './database.js';
+export * from './change-notifications.js';
+export { LISTENER_APPLICATION_NAME } from './postgres-notifications.js';
 export * from './errors.js';
 export * from './migrate.js';
 export * from './open-database.js';

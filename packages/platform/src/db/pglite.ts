@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { type Database, type QueryResult, type Sql, assertTenantId } from './database.js';
 import { mapDatabaseError } from './errors.js';
+import { PgliteChangeNotifications } from './pglite-notifications.js';
 import { RUNTIME_ROLE } from './runtime-role.js';
 
 class TxSql implements Sql {
@@ -36,6 +37,13 @@ export class PgliteDatabase implements Database {
   private closed = false;
 
   private constructor(readonly pglite: PGlite) {}
+
+  private listener: PgliteChangeNotifications | undefined;
+
+  get changes(): PgliteChangeNotifications {
+    this.listener ??= new PgliteChangeNotifications(this.pglite);
+    return this.listener;
+  }
 
   /** `dataDir` undefined or `memory://` keeps the database in memory (tests). */
   static async open(dataDir: string | undefined): Promise<PgliteDatabase> {
@@ -100,6 +108,7 @@ export class PgliteDatabase implements Database {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.listener?.close();
     await this.pglite.close();
   }
 }

@@ -12,6 +12,7 @@ import {
   RESET_SESSION_SQL,
 } from './database.js';
 import { mapDatabaseError } from './errors.js';
+import { PostgresChangeNotifications } from './postgres-notifications.js';
 import { RUNTIME_ROLE } from './runtime-role.js';
 
 export interface PostgresOptions {
@@ -64,6 +65,16 @@ export class PostgresDatabase implements Database {
     });
     // An idle client that loses its connection emits 'error' on the pool; without a listener the process dies.
     this.pool.on('error', () => undefined);
+  }
+
+  private listener: PostgresChangeNotifications | undefined;
+
+  get changes(): PostgresChangeNotifications {
+    this.listener ??= new PostgresChangeNotifications({
+      url: this.options.url,
+      connectTimeoutSeconds: this.options.connectTimeoutSeconds,
+    });
+    return this.listener;
   }
 
   static async open(options: PostgresOptions): Promise<PostgresDatabase> {
@@ -190,6 +201,7 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
+    await this.listener?.close();
     await this.pool.end();
   }
 }

@@ -83,6 +83,7 @@ export function countingDatabase(db: Database): { db: Database; units: () => num
       withPlatform: (fn) => (units++, db.withPlatform(fn)),
       withAdvisoryLock: (name, fn) => db.withAdvisoryLock(name, fn),
       ping: (timeoutMs) => db.ping(timeoutMs),
+      changes: db.changes,
       close: () => db.close(),
     },
   };

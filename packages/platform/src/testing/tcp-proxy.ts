@@ -11,18 +11,27 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Accepts connections again on the same port. */
   restore(): Promise<void>;
+  /**
+   * The open connections stop carrying data without closing, as behind a network path that died silently (no
+   * error, no FIN); new connections work.
+   */
+  stall(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let server: Server;
   let port = 0;
   const listen = async () => {
     server = createServer((client) => {
       const upstream = connect(targetPort, targetHost);
       sockets.add(client).add(upstream);
+      const pair: [Socket, Socket] = [client, upstream];
+      pairs.add(pair);
       const drop = () => {
+        pairs.delete(pair);
         client.destroy();
         upstream.destroy();
         sockets.delete(client);
@@ -47,6 +56,15 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     },
     cut: stop,
     restore: listen,
+    stall() {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        client.pause();
+        upstream.pause();
+      }
+      pairs.clear();
+    },
     close: stop,
   };
 }
