@@ -59,13 +59,37 @@ export const designResolve304: Scenario = {
   setup: (context) => resolveSetup(context, true),
 };
 
+/**
+ * The floor of both (no goal): the same requests to plain Fastify answering with the same headers, a 304 or a body
+ * of the resolve's size, with no platform and no registry (servers/design-resolve-floor.ts). What the request's shape
+ * (a POST with a JSON body, its headers) costs before any of this code runs.
+ */
+export const designResolveFloor: Scenario = {
+  name: 'design-resolve-floor',
+  description: 'the resolve requests against plain Fastify: JSON body parsed, ETag, a body of the same size',
+  kind: 'http',
+  baseline: 'bare-route',
+  connections: 50,
+  setup: (context) => resolveSetup(context, false, {}, 'design-resolve-floor'),
+};
+
+export const designResolve304Floor: Scenario = {
+  name: 'design-resolve-304-floor',
+  description: 'the conditional resolve requests against plain Fastify: JSON body parsed, 304 with ETag',
+  kind: 'http',
+  baseline: 'bare-route',
+  connections: 50,
+  setup: (context) => resolveSetup(context, true, {}, 'design-resolve-floor'),
+};
+
 function resolveSetup(
   context: SetupContext,
   conditional: boolean,
   env: Record<string, string> = {},
+  server = 'design-resolve',
 ): Promise<ScenarioSetup> {
   return serverInDataDir(
-    '../../packages/designs/bench/servers/design-resolve',
+    `../../packages/designs/bench/servers/${server}`,
     context,
     { readyTimeoutMs: 180_000, env },
     async (child, dataDir) => {

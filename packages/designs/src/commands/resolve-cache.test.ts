@@ -13,15 +13,26 @@ describe('ResolveCache', () => {
   const entry = (etag: string) => ({ validatorsKey: 'v', etag });
 
   it('evicts the least recently used entry beyond maxEntries', () => {
-    const cache = new ResolveCache(2);
-    cache.set('a', entry('A'), cache.ticket());
-    cache.set('b', entry('B'), cache.ticket());
+    const cache = new ResolveCache(4);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, entry(key.toUpperCase()), cache.ticket());
     expect(cache.get('a')?.etag).toBe('A'); // a is now the most recently used
-    cache.set('c', entry('C'), cache.ticket());
+    cache.set('e', entry('E'), cache.ticket());
     expect(cache.get('b')).toBeUndefined();
     expect(cache.get('a')?.etag).toBe('A');
-    expect(cache.get('c')?.etag).toBe('C');
-    expect(cache.size).toBe(2);
+    expect(cache.get('e')?.etag).toBe('E');
+    expect(cache.size).toBe(4);
+  });
+
+  it('keeps a hit for at least half of maxEntries further insertions', () => {
+    const cache = new ResolveCache(4);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, entry(key.toUpperCase()), cache.ticket());
+    expect(cache.get('d')?.etag).toBe('D'); // recent: not moved
+    cache.set('e', entry('E'), cache.ticket());
+    cache.set('f', entry('F'), cache.ticket());
+    // The two insertions evicted the two oldest; d, hit before them, is kept.
+    expect(cache.get('d')?.etag).toBe('D');
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeUndefined();
   });
 
   it('keeps nothing with maxEntries 0, and forgets a deleted entry', () => {

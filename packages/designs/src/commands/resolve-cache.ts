@@ -39,8 +39,16 @@ export interface CachedResolve {
 /** The channel of the registry's committed changes; the payload is the tenant id ('' for every tenant). */
 export const DESIGNS_CHANGED_CHANNEL = 'designs_changed';
 
+/** An entry and when it last became the most recently used (ResolveCache.clock). */
+interface Slot {
+  entry: CachedResolve;
+  stamp: number;
+}
+
 export class ResolveCache {
-  private readonly entries = new Map<string, CachedResolve>();
+  private readonly entries = new Map<string, Slot>();
+  /** Moves on every insertion or move to the end: a slot has at most `clock - stamp` slots after it. */
+  private clock = 0;
   /** Moves on every invalidation: an entry whose read began under an older generation is not stored. */
   private generation = 0;
   private subscription: ChangeSubscription | null = null;
@@ -84,20 +92,27 @@ export class ResolveCache {
     return this.entries.size;
   }
 
+  /**
+   * Most recently used last: eviction takes the first key of the map's insertion order. A hit moves its slot to the
+   * end only once more than half of `maxEntries` slots may have come after it; until then it is far from the front.
+   * So a hit is kept for at least half of `maxEntries` further insertions (an approximation of least recently used)
+   * and most hits cost one lookup instead of a lookup, a deletion and an insertion.
+   */
   get(key: string): CachedResolve | undefined {
-    const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      // Most recently used last: eviction takes the first key of the map's insertion order.
+    const slot = this.entries.get(key);
+    if (slot === undefined) return undefined;
+    if (this.clock - slot.stamp > this.maxEntries >> 1) {
       this.entries.delete(key);
-      this.entries.set(key, entry);
+      slot.stamp = ++this.clock;
+      this.entries.set(key, slot);
     }
-    return entry;
+    return slot.entry;
   }
 
   set(key: string, entry: CachedResolve, ticket: number): void {
     if (this.maxEntries <= 0 || ticket !== this.generation) return;
     this.entries.delete(key);
-    this.entries.set(key, entry);
+    this.entries.set(key, { entry, stamp: ++this.clock });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
 

@@ -83,12 +83,7 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
       output && !output.notModified ? { designId: output.resolved.design.id } : {},
     async run(ctx, input) {
       const designSelector = selectorOf(input, info.kind);
-      const oca = inlineOca(input, s.config.defaultLocale);
       const bundle = input.externalMetadata?.ocaBundle;
-      const request = {
-        tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,
-        inlineOcaDigest: bundle === undefined ? null : createHash('sha256').update(canonicalJson(bundle)).digest('hex'),
-      };
       const options = {
         preferredLocales: input.preferredLocales ?? [],
         renderTarget: input.renderTarget ?? null,
@@ -104,6 +99,11 @@ export const resolveDesignCommand = (s: DesignsServices, info: KindInfo) =>
         if (matchesIfNoneMatch(input.ifNoneMatch, cached.etag)) return { notModified: true, etag: cached.etag };
         if (cached.resolved) return { notModified: false, etag: cached.etag, resolved: cached.resolved };
       }
+      const oca = inlineOca(input, s.config.defaultLocale);
+      const request = {
+        tenantDefaults: s.config.tenantDefaults[ctx.tenantId] ?? null,
+        inlineOcaDigest: bundle === undefined ? null : createHash('sha256').update(canonicalJson(bundle)).digest('hex'),
+      };
       const ticket = cache.ticket();
       // A conditional resolve, or one whose answer is kept, reads the ETag's inputs first (no document): when they
       // still give the client's ETag, the answer is 304; when they are those of the kept answer, that answer.
