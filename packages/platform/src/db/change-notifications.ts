@@ -53,7 +53,7 @@ export class ChangeSubscribers {
   readonly channels = new Map<string, Set<ChangeHandlers>>();
   readonly listened = new Set<string>();
 
-  add(channel: string, handlers: ChangeHandlers, onClose: () => Promise<void>): ChangeSubscription {
+  add(channel: string, handlers: ChangeHandlers): ChangeSubscription {
     assertChannel(channel);
     let set = this.channels.get(channel);
     if (!set) this.channels.set(channel, (set = new Set()));
@@ -64,10 +64,10 @@ export class ChangeSubscribers {
       get listening() {
         return !closed && listened.has(channel);
       },
+      // The channel stays listened on (another subscriber may come); the listener ends with the database.
       close: async () => {
         closed = true;
         set.delete(handlers);
-        await onClose();
       },
     };
   }

@@ -18,7 +18,7 @@ export class PgliteChangeNotifications implements ChangeNotifications {
   constructor(private readonly pglite: PGlite) {}
 
   subscribe(channel: string, handlers: ChangeHandlers): ChangeSubscription {
-    const subscription = this.subscribers.add(channel, handlers, async () => undefined);
+    const subscription = this.subscribers.add(channel, handlers);
     if (!this.unlisten.has(channel)) {
       const listening = this.pglite.listen(channel, (payload) => this.subscribers.deliver(channel, payload));
       this.unlisten.set(channel, listening);

@@ -44,7 +44,7 @@ export class PostgresChangeNotifications implements ChangeNotifications {
 
   subscribe(channel: string, handlers: ChangeHandlers): ChangeSubscription {
     const known = this.subscribers.channels.has(channel);
-    const subscription = this.subscribers.add(channel, handlers, async () => undefined);
+    const subscription = this.subscribers.add(channel, handlers);
     if (this.client && !known) void this.listenOn(this.client, channel);
     else if (!this.client) this.connect();
     return subscription;
