@@ -1,3 +1,4 @@
+import { Transform } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS, openTestDatabase, seedTenants, TEST_PG_ADMIN_URL } from '../testing/databases.js';
@@ -117,6 +118,57 @@ describe('change notifications on PostgreSQL behind a silent network failure', (
       await eventually(() => subscription.listening, 10_000);
       await t.db.withPlatform((sql) => sql.query(`SELECT pg_notify('things_changed', 'after')`));
       await eventually(() => seen.payloads.includes('after'));
+    } finally {
+      await replica.close();
+      await proxy.close();
+      await t.close();
+    }
+  }, 30_000);
+});
+
+/**
+ * The PostgreSQL backend-to-client stream without its NotificationResponse messages (type 'A'): every message is a
+ * type byte and a 32-bit length that counts itself, so the stream is cut into messages and those are left out.
+ */
+function withoutNotifications(): Transform {
+  let pending = Buffer.alloc(0);
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      pending = Buffer.concat([pending, chunk]);
+      const kept: Buffer[] = [];
+      let at = 0;
+      while (pending.length - at >= 5) {
+        const size = 1 + pending.readUInt32BE(at + 1);
+        if (pending.length - at < size) break;
+        if (pending[at] !== 0x41) kept.push(pending.subarray(at, at + size));
+        at += size;
+      }
+      pending = pending.subarray(at);
+      done(null, Buffer.concat(kept));
+    },
+  });
+}
+
+describe('change notifications on PostgreSQL through a path that answers queries but delivers no notification', () => {
+  it('never counts as listening (as behind a transaction-pooling PgBouncer): the heartbeat must come back', async () => {
+    const t = await openTestDatabase('postgres');
+    const target = new URL(t.url!);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432), {
+      fromUpstream: withoutNotifications,
+    });
+    const viaProxy = new URL(t.url!);
+    viaProxy.port = String(proxy.port);
+    const replica = await openDatabase({ url: viaProxy.toString(), migrations: [], migrate: false });
+    try {
+      // Queries through the path work.
+      expect((await replica.withPlatform((sql) => sql.query<{ n: number }>('SELECT 1 AS n'))).rows[0]!.n).toBe(1);
+      const seen = recorder();
+      const subscription = replica.changes.subscribe('things_changed', seen);
+      // Several connection attempts (each LISTENs, then waits a heartbeat of 1 s that never comes back).
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(subscription.listening).toBe(false);
+      expect(replica.changes.isListening('things_changed')).toBe(false);
+      expect(seen.resets).toBe(0);
     } finally {
       await replica.close();
       await proxy.close();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import {
   ChangeSubscribers,
@@ -25,6 +26,12 @@ export const LISTENER_APPLICATION_NAME = 'tessera-change-listener';
  * channel stops listening and its subscribers reset; the connection is made again with a growing delay, and each
  * channel listens (and its subscribers reset) once its LISTEN is in effect again. A change committed while nothing
  * listened is never delivered: subscribers validate what they keep until then.
+ *
+ * The heartbeat proves delivery end to end rather than only that the connection answers: the listener notifies a
+ * channel of its own and must receive that notification back. A path that answers queries but delivers no
+ * notification (a transaction-pooling PgBouncer in front, which runs LISTEN on one server connection and later
+ * statements on others; a proxy that filters messages) is thus never trusted, and no channel counts as listening
+ * until the first such round trip has come back on the new connection.
  */
 export class PostgresChangeNotifications implements ChangeNotifications {
   private readonly subscribers = new ChangeSubscribers();
@@ -36,6 +43,11 @@ export class PostgresChangeNotifications implements ChangeNotifications {
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly heartbeatMs: number;
   private readonly maxRetryMs: number;
+  /** The listener's own channel for its heartbeat (unique per process and connection attempt). */
+  private heartbeatChannel = '';
+  private heartbeatSequence = 0;
+  /** The heartbeat awaiting its notification: its payload and how to settle it. */
+  private awaitedBeat: { payload: string; arrived: () => void } | null = null;
 
   constructor(private readonly options: PostgresNotificationOptions) {
     this.heartbeatMs = options.heartbeatMs ?? 1000;
@@ -68,18 +80,46 @@ export class PostgresChangeNotifications implements ChangeNotifications {
       application_name: LISTENER_APPLICATION_NAME,
       keepAlive: true,
     });
-    client.on('notification', (message) => this.subscribers.deliver(message.channel, message.payload ?? ''));
+    const heartbeatChannel = `tessera_listener_${randomBytes(8).toString('hex')}`;
+    client.on('notification', (message) => {
+      if (message.channel !== heartbeatChannel) this.subscribers.deliver(message.channel, message.payload ?? '');
+      else {
+        const awaited = this.awaitedBeat;
+        if (awaited && awaited.payload === message.payload) awaited.arrived();
+      }
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     client.connect().then(
       async () => {
+        const listened = new Set<string>();
+        try {
+          // Every channel's LISTEN first, then one heartbeat: only a connection that has delivered a notification
+          // back is trusted, and the channels count as listening from then on.
+          await client.query(`LISTEN ${heartbeatChannel}`);
+          for (const channel of this.subscribers.channels.keys()) {
+            await client.query(`LISTEN ${channel}`);
+            listened.add(channel);
+          }
+          this.heartbeatChannel = heartbeatChannel;
+          await this.beat(client);
+        } catch {
+          this.connecting = false;
+          client.end().catch(() => undefined);
+          this.retryLater();
+          return;
+        }
         this.connecting = false;
         if (this.closed) return void client.end().catch(() => undefined);
         this.client = client;
         this.retryMs = 100;
         this.heartbeat = setInterval(() => this.check(client), this.heartbeatMs);
         this.heartbeat.unref();
-        for (const channel of this.subscribers.channels.keys()) await this.listenOn(client, channel);
+        for (const channel of this.subscribers.channels.keys()) {
+          // A channel subscribed while the connection was being proven has no LISTEN yet.
+          if (listened.has(channel)) this.subscribers.mark(channel, true);
+          else void this.listenOn(client, channel);
+        }
       },
       () => {
         this.connecting = false;
@@ -97,15 +137,29 @@ export class PostgresChangeNotifications implements ChangeNotifications {
     }
   }
 
-  /** A query on the listening connection: a connection that no longer answers delivers nothing either. */
+  /** A heartbeat on the listening connection; the connection is lost when its notification does not come back. */
   private check(client: pg.Client): void {
+    if (this.awaitedBeat) return;
+    this.beat(client).catch(() => this.lost(client));
+  }
+
+  /**
+   * Notifies the listener's own channel and waits, at most `heartbeatMs`, for that notification to arrive on the
+   * listening connection: a query answered proves the connection, a notification received proves delivery.
+   */
+  private beat(client: pg.Client): Promise<void> {
+    const payload = String(++this.heartbeatSequence);
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
+    const arrived = new Promise<void>((resolve, reject) => {
+      this.awaitedBeat = { payload, arrived: resolve };
       timer = setTimeout(() => reject(new Error('listener heartbeat timed out')), this.heartbeatMs);
     });
-    Promise.race([client.query('SELECT 1'), timeout])
-      .catch(() => this.lost(client))
-      .finally(() => clearTimeout(timer));
+    return Promise.all([client.query('SELECT pg_notify($1, $2)', [this.heartbeatChannel, payload]), arrived])
+      .then(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        if (this.awaitedBeat?.payload === payload) this.awaitedBeat = null;
+      });
   }
 
   private lost(client: pg.Client): void {

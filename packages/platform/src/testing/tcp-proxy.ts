@@ -1,5 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import type { Transform } from 'node:stream';
 
 /**
  * A loopback TCP proxy in front of a real service, which a test can cut and restore to simulate the service
@@ -19,7 +20,16 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+export interface TcpProxyOptions {
+  /** A stream each connection's bytes from the service pass through on their way to the client (to filter them). */
+  fromUpstream?: () => Transform;
+}
+
+export async function startTcpProxy(
+  targetHost: string,
+  targetPort: number,
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   const pairs = new Set<[Socket, Socket]>();
   let server: Server;
@@ -39,7 +49,9 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       };
       client.on('error', drop).on('close', drop);
       upstream.on('error', drop).on('close', drop);
-      client.pipe(upstream).pipe(client);
+      client.pipe(upstream);
+      if (options.fromUpstream) upstream.pipe(options.fromUpstream()).pipe(client);
+      else upstream.pipe(client);
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
