@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { bestMasked } from './qr-png.js';
@@ -11,7 +11,8 @@ describe('QR symbol of a deep link', () => {
       const text = deepLink(
         i % 2 ? 'x509_san_dns:verifier.example.org' : 'redirect_uri:https://rp.example/cb',
         'https://verifier.example.org',
-        randomBytes(16).toString('base64url'),
+        // Fixed inputs, so that which masks win (asserted below) is the same on every run.
+        createHash('sha256').update(`deep link ${i}`).digest().subarray(0, 16).toString('base64url'),
       );
       const data = Buffer.from(text, 'utf8');
       const theirs = QRCode.create([{ data, mode: 'byte' }], { errorCorrectionLevel: 'M' });
@@ -20,7 +21,7 @@ describe('QR symbol of a deep link', () => {
       expect(Buffer.from(ours.modules).equals(Buffer.from(theirs.modules.data))).toBe(true);
       masks.add(theirs.maskPattern ?? -1);
     }
-    // Several masks won: the comparison covered more than one choice.
+    // Several masks won: the comparison covered more than one choice (random inputs once gave only three).
     expect(masks.size).toBeGreaterThan(3);
     // qrcode's own search is the slow side of the comparison: room for a busy machine.
   }, 60_000);
