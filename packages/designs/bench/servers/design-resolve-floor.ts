@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
 import { benchDataDir } from '../../../../bench/lib/bench-platform.js';
+import { benchVct, resolveRequestBody } from '../resolve-request.js';
 
 /**
  * The floor of the resolve scenarios (no goal): what plain Fastify 5 (no plugins, no hooks, logger off) spends on a
@@ -28,15 +29,8 @@ app.post('/api/v1/designs/credentials/resolve', async (request, reply) => {
 const bodies: string[] = [];
 const etags: string[] = [];
 for (let i = 0; i < DESIGNS; i++) {
-  const vct = `https://credentials.bench.example/student-card/${i}`;
-  bodies.push(
-    JSON.stringify({
-      bindingKey: 'VCT',
-      bindingValue: vct,
-      preferredLocales: ['de-CH', 'en'],
-      renderTarget: 'SIMPLE_CARD',
-    }),
-  );
+  const vct = benchVct(i);
+  bodies.push(resolveRequestBody(vct));
   etags.push(`"${vct.length.toString(16).padStart(43, '0')}"`);
 }
 // An RS256 JWT of the test issuer's shape is about 560 characters; its bytes are only carried here.

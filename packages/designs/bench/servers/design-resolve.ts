@@ -6,6 +6,7 @@ import { Value } from 'typebox/value';
 import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 import { DesignsConfigSchema, designsMigrations, registerDesignsRoutes, type DesignsConfig } from '../../src/index.js';
+import { benchVct, resolveRequestBody } from '../resolve-request.js';
 
 /**
  * The designs role app for the resolve scenarios, on PostgreSQL (a fresh database on the machine's server): the
@@ -63,7 +64,7 @@ const CLAIMS = [
 
 const bodies: string[] = [];
 for (let i = 0; i < DESIGNS; i++) {
-  const vct = `https://credentials.bench.example/student-card/${i}`;
+  const vct = benchVct(i);
   const created = await app.inject({
     method: 'POST',
     url: '/api/v1/designs/credentials',
@@ -106,14 +107,7 @@ for (let i = 0; i < DESIGNS; i++) {
       claimPaths: ['given_name', 'family_name', 'student_id'],
     },
   });
-  bodies.push(
-    JSON.stringify({
-      bindingKey: 'VCT',
-      bindingValue: vct,
-      preferredLocales: ['de-CH', 'en'],
-      renderTarget: 'SIMPLE_CARD',
-    }),
-  );
+  bodies.push(resolveRequestBody(vct));
 }
 const etags: string[] = [];
 for (const body of bodies) {
