@@ -37,8 +37,8 @@ const SPEND_AND_ALLOCATE = `WITH spent AS (DELETE FROM floor_nonces WHERE nonce 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const keys = new Map<string, KeyObject>();
 
-/** The payload of a compact ES256 JWS whose signature verifies under the key of its own `jwk` header, or null. */
-function verifiedPayload(jws: string): Record<string, unknown> | null {
+/** The payload and header key of a compact ES256 JWS whose signature verifies under that key (`jwk`), or null. */
+function verified(jws: string): { payload: Record<string, unknown>; jwk: Record<string, string> } | null {
   const [header, payload, signature] = jws.split('.');
   if (!header || !payload || !signature) return null;
   const { jwk } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { jwk: Record<string, string> };
@@ -51,7 +51,9 @@ function verifiedPayload(jws: string): Record<string, unknown> | null {
     { key, dsaEncoding: 'ieee-p1363' },
     Buffer.from(signature, 'base64url'),
   );
-  return ok ? (JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>) : null;
+  return ok
+    ? { payload: JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>, jwk }
+    : null;
 }
 
 const app = Fastify({ logger: false });
@@ -67,14 +69,14 @@ app.post('/oid4vci/nonce', async () => {
 
 app.post<{ Body: { proofs: { jwt: string[] } } }>('/oid4vci/credential', async (req, reply) => {
   const token = (req.headers.authorization ?? '').replace(/^DPoP /, '');
-  const dpop = verifiedPayload(String(req.headers.dpop));
+  const dpop = verified(String(req.headers.dpop))?.payload;
   if (!dpop || dpop.ath !== createHash('sha256').update(token).digest('base64url')) return reply.code(401).send();
-  const proof = verifiedPayload(req.body.proofs.jwt[0]!);
+  const proof = verified(req.body.proofs.jwt[0]!);
   if (!proof) return reply.code(400).send();
   const { rows } = await pool.query<{ idx: number }>({
     name: 'floor.spend',
     text: SPEND_AND_ALLOCATE,
-    values: [proof.nonce],
+    values: [proof.payload.nonce],
   });
   if (rows.length !== 1) return reply.code(400).send();
   const disclosures = ['given_name', 'family_name', 'birthdate', 'nationality', 'email'].map((name) =>
@@ -85,7 +87,7 @@ app.post<{ Body: { proofs: { jwt: string[] } } }>('/oid4vci/credential', async (
     iss: 'https://issuer.example',
     vct: 'urn:example:pid',
     iat: Math.floor(Date.now() / 1000),
-    cnf: { jwk: JSON.parse(Buffer.from(req.body.proofs.jwt[0]!.split('.')[0]!, 'base64url').toString()).jwk },
+    cnf: { jwk: proof.jwk },
     status: { status_list: { idx: rows[0]!.idx, uri: 'https://issuer.example/status/list-1' } },
     _sd_alg: 'sha-256',
     _sd: disclosures.map((d) => createHash('sha256').update(d).digest('base64url')),
