@@ -1,24 +1,48 @@
 import { mkdirSync } from 'node:fs';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type Results } from '@electric-sql/pglite';
 import { type Database, type QueryResult, type Sql, assertTenantId } from './database.js';
 import { mapDatabaseError } from './errors.js';
 import { PgliteChangeNotifications } from './pglite-notifications.js';
+import { PgliteStatements } from './pglite-statements.js';
 import { RUNTIME_ROLE } from './runtime-role.js';
 
-class TxSql implements Sql {
-  constructor(private readonly tx: Transaction | PGlite) {}
+/** As node-postgres: a statement that returns rows counts them; one that returns none counts what it changed. */
+function queryResult<R>(res: Results<R>): QueryResult<R> {
+  return { rows: res.rows, rowCount: res.fields.length > 0 ? res.rows.length : (res.affectedRows ?? 0) };
+}
+
+/** Statements of a unit of work: prepared and executed by name, scripts in one call (pglite-statements.ts). */
+class UnitSql implements Sql {
+  constructor(private readonly statements: PgliteStatements) {}
   async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
     try {
-      const res = await this.tx.query<R>(text, params as unknown[] | undefined);
-      // As node-postgres: a statement that returns rows counts them; one that returns none counts what it changed.
-      return { rows: res.rows, rowCount: res.fields.length > 0 ? res.rows.length : (res.affectedRows ?? 0) };
+      return queryResult(this.statements.run(text, params) as Results<R>);
     } catch (error) {
       throw mapDatabaseError(error);
     }
   }
   async exec(script: string): Promise<void> {
     try {
-      await this.tx.exec(script);
+      this.statements.script(script);
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+}
+
+/** Statements outside a unit of work (migrations): PGlite's own query, nothing kept prepared across DDL. */
+class SessionSql implements Sql {
+  constructor(private readonly pglite: PGlite) {}
+  async query<R>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>> {
+    try {
+      return queryResult(await this.pglite.query<R>(text, params as unknown[] | undefined));
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  }
+  async exec(script: string): Promise<void> {
+    try {
+      await this.pglite.exec(script);
     } catch (error) {
       throw mapDatabaseError(error);
     }
@@ -36,7 +60,11 @@ export class PgliteDatabase implements Database {
   private role: string | null = null;
   private closed = false;
 
-  private constructor(readonly pglite: PGlite) {}
+  private readonly statements: PgliteStatements;
+
+  private constructor(readonly pglite: PGlite) {
+    this.statements = new PgliteStatements(pglite);
+  }
 
   private listener: PgliteChangeNotifications | undefined;
 
@@ -63,7 +91,7 @@ export class PgliteDatabase implements Database {
     try {
       return await this.pglite.transaction(async (tx) => {
         await tx.exec(setup);
-        return fn(new TxSql(tx));
+        return fn(new UnitSql(this.statements));
       });
     } catch (error) {
       throw mapDatabaseError(error);
@@ -97,7 +125,7 @@ export class PgliteDatabase implements Database {
   }
 
   async migrationSession<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return fn(new TxSql(this.pglite));
+    return fn(new SessionSql(this.pglite));
   }
 
   async ping(): Promise<void> {
@@ -108,6 +136,7 @@ export class PgliteDatabase implements Database {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.statements.clear();
     await this.listener?.close();
     await this.pglite.close();
   }
