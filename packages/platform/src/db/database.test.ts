@@ -61,6 +61,38 @@ describe.each(DATABASE_KINDS)('tenant session units (%s)', (kind) => {
   });
 });
 
+describe.each(DATABASE_KINDS)('units of work (%s)', (kind) => {
+  it('commit together, and a unit whose failed statement was caught is refused, with nothing of it written', async () => {
+    const t = await openTestDatabase(kind);
+    try {
+      await seedTenants(t.db, 'alpha');
+      await t.db.withTenant('alpha', async (sql) => {
+        await sql.query(`INSERT INTO audit_heads (seq, hash) VALUES ($1, $2)`, [1, 'a']);
+        await sql.query(`UPDATE audit_heads SET seq = $1`, [2]);
+      });
+      const swallowed = t.db.withTenant('alpha', async (sql) => {
+        await sql.query(`UPDATE audit_heads SET seq = $1`, [3]);
+        await sql.query(`SELECT 1/0`).catch(() => undefined);
+        return 'done';
+      });
+      await expect(swallowed).rejects.toThrow(/rolled back|aborted/i);
+      const after = await t.db.withTenant('alpha', (sql) => sql.query(`SELECT seq, hash FROM audit_heads`));
+      expect(after.rows).toEqual([{ seq: 2, hash: 'a' }]);
+      // A unit that throws rolls back, and the next one starts clean.
+      await expect(
+        t.db.withTenant('alpha', async (sql) => {
+          await sql.query(`UPDATE audit_heads SET seq = $1`, [4]);
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      const still = await t.db.withTenantSession('alpha', (sql) => sql.query(`SELECT seq FROM audit_heads`));
+      expect(Number(still.rows[0]!.seq)).toBe(2);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('advisory lock keys', () => {
   it('fit the signed bigint range for any name (postgres)', async () => {
     const t = await openTestDatabase('postgres');

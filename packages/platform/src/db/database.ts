@@ -16,7 +16,8 @@ export interface QueryOptions {
   /**
    * Prepares the statement once per connection under this name and executes it by name afterwards (PostgreSQL's
    * extended protocol), so the server parses and plans it once rather than on every call: for the few statements
-   * that run for nearly every request. One name, one text. Ignored by the embedded database (no round trips).
+   * that run for nearly every request. One name, one text. The embedded database prepares every statement of a
+   * unit of work so (pglite-statements.ts), whatever this says.
    */
   prepareAs?: string;
 }

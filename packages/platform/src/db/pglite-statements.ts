@@ -1,4 +1,4 @@
-import { messages, parse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
+import { messages, parse, protocol, TransactionAbortedError, type PGlite, type Results } from '@electric-sql/pglite';
 
 const { serialize, Parser } = protocol;
 type BackendMessage = messages.BackendMessage;
@@ -28,13 +28,16 @@ interface Prepared {
  * Parameters are serialised by PGlite's own serializers for the types the server inferred (learnt once, when the
  * statement is prepared) and rows parsed by its parsers, so results are the same as `query` gives.
  *
- * Callers run inside a PGlite transaction (which holds the engine for the unit of work), so no other statement
- * interleaves and no notification arrives in a response (PostgreSQL delivers them outside transaction blocks).
+ * Callers hold PGlite's transaction lock for the unit of work (pglite.ts), so no other statement interleaves, and
+ * run inside a transaction block, so no notification arrives in a statement's response: PostgreSQL delivers them
+ * after the commit, which `commit` hands to PGlite.
  */
 export class PgliteStatements {
   /** Text → prepared statement, in order of last use (a Map keeps insertion order). */
   private readonly prepared = new Map<string, Prepared>();
   private nextId = 0;
+  /** Names of this executor's statements: unique on the engine, should another executor share it. */
+  private readonly prefix = `tessera_${(executors++).toString(36)}_`;
 
   constructor(
     private readonly pglite: PGlite,
@@ -76,6 +79,18 @@ export class PgliteStatements {
     return replies;
   }
 
+  /**
+   * Commits the open transaction through PGlite's own message handling, which hands the notifications that the
+   * commit releases to the engine's listeners (pglite-notifications.ts); a transaction that a failed statement
+   * aborted answers ROLLBACK to COMMIT, and that is thrown as PGlite's `transaction` throws it. Not synced to the
+   * file system afterwards, as PGlite's `transaction` does not sync after its COMMIT either.
+   */
+  async commit(): Promise<void> {
+    const replies = await this.pglite.execProtocolStream(serialize.query('COMMIT'), { syncToFs: false });
+    if (replies.some((reply) => reply instanceof messages.CommandCompleteMessage && reply.text === 'ROLLBACK'))
+      throw new TransactionAbortedError();
+  }
+
   /** Forgets every prepared statement (the engine is closing). */
   clear(): void {
     this.prepared.clear();
@@ -93,7 +108,7 @@ export class PgliteStatements {
       const [oldestText, oldest] = this.prepared.entries().next().value as [string, Prepared];
       this.forget(oldestText, oldest);
     }
-    const name = `tessera_${(this.nextId++).toString(36)}`;
+    const name = `${this.prefix}${(this.nextId++).toString(36)}`;
     const replies = this.exchange(
       serialize.parse({ name, text, types: [] }),
       serialize.describe({ type: 'S', name }),
@@ -127,6 +142,8 @@ export class PgliteStatements {
     return replies;
   }
 }
+
+let executors = 0;
 
 const EMPTY: Results = { rows: [], fields: [], affectedRows: 0 };
 

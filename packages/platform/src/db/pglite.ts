@@ -86,12 +86,27 @@ export class PgliteDatabase implements Database {
     this.role = RUNTIME_ROLE;
   }
 
+  /**
+   * One transaction under PGlite's transaction lock (what its own `transaction` takes, so that no other statement
+   * of the engine interleaves): BEGIN and the scope's settings in one call, the statements by name, COMMIT through
+   * PGlite's message handling (pglite-statements.ts). PGlite's `transaction` makes an engine call and a turn of
+   * its locks per step: about 0.1 ms more per unit of work.
+   */
   private async unit<T>(setup: string, fn: (sql: Sql) => Promise<T>): Promise<T> {
     if (this.closed) throw mapDatabaseError(Object.assign(new Error('database unavailable'), { code: '57P01' }));
+    const statements = this.statements;
     try {
-      return await this.pglite.transaction(async (tx) => {
-        await tx.exec(setup);
-        return fn(new UnitSql(this.statements));
+      return await this.pglite._runExclusiveTransaction(async () => {
+        statements.script(`BEGIN; ${setup}`);
+        let result: T;
+        try {
+          result = await fn(new UnitSql(statements));
+        } catch (error) {
+          rollBack(statements);
+          throw error;
+        }
+        await statements.commit();
+        return result;
       });
     } catch (error) {
       throw mapDatabaseError(error);
@@ -139,5 +154,14 @@ export class PgliteDatabase implements Database {
     this.statements.clear();
     await this.listener?.close();
     await this.pglite.close();
+  }
+}
+
+/** Ends a failed unit; a rollback that fails too (the engine closing) leaves the unit's own error to report. */
+function rollBack(statements: PgliteStatements): void {
+  try {
+    statements.script('ROLLBACK');
+  } catch {
+    // The error that ended the unit is the one worth reporting.
   }
 }

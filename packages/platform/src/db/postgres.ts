@@ -114,7 +114,10 @@ export class PostgresDatabase implements Database {
     try {
       await client.query(begin);
       const value = await fn(new ClientSql(client));
-      await client.query('COMMIT');
+      // COMMIT of a transaction that a failed statement aborted answers ROLLBACK, not an error: the unit's writes
+      // are gone, and its caller must not take it for done (PGlite's transaction throws the same way).
+      const commit = await client.query('COMMIT');
+      if (commit.command === 'ROLLBACK') throw abortedUnit();
       return value;
     } catch (error) {
       try {
@@ -204,4 +207,8 @@ export class PostgresDatabase implements Database {
     await this.listener?.close();
     await this.pool.end();
   }
+}
+
+function abortedUnit(): Error {
+  return Object.assign(new Error('The unit of work was rolled back: a statement in it failed.'), { code: '25P02' });
 }
