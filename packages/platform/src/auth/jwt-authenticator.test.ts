@@ -458,6 +458,20 @@ describe('JwtAuthenticator: verified tokens remembered', () => {
     expect((await auth.authenticate(token)).principal.id).toBe('user-1');
   });
 
+  it('finds a remembered token by its end but answers only the same token: another payload with its signature is refused', async () => {
+    const auth = authenticator(jwks.jwksUri);
+    const token = await sign(rsa, claims());
+    const first = await auth.authenticate(token);
+    const [h, , sig] = token.split('.');
+    // The genuine signature (so the same last characters) over another payload: a forgery that shares the key.
+    const forged = `${h}.${Buffer.from(JSON.stringify(claims({ sub: 'admin' }))).toString('base64url')}.${sig}`;
+    expect(forged.slice(-32)).toBe(token.slice(-32));
+    expect(auth.rememberedNow(forged)).toBeUndefined();
+    await expectInvalidToken(auth.authenticate(forged));
+    // The refused forgery neither replaced nor dropped the genuine token's entry.
+    expect((await auth.authenticate(token)).principal).toBe(first.principal);
+  });
+
   it('keeps at most the configured number of tokens, dropping the oldest', async () => {
     const auth = authenticator(jwks.jwksUri, { verifiedCacheEntries: 2 });
     const tokens = [

@@ -90,6 +90,8 @@ type Verified = { principal: Principal; payload: JWTPayload };
 
 /** A verification remembered: its outcome, and the key of the issuer's key set that checked the signature. */
 interface VerifiedEntry {
+  /** The whole token: the map's key is only its end (VerifiedTokens). */
+  token: string;
   value: Verified;
   until: number;
   issuer: TrustedIssuer;
@@ -122,6 +124,11 @@ interface KeySet {
  * very key that checked it: once the set is refreshed without that key (rotation, withdrawal), the token is
  * verified again and refused. Only complete token strings match: a token that differs in one byte is verified
  * in full.
+ *
+ * Entries are found by the token's last characters (part of its signature) and then compared in full: a map keyed by
+ * the whole token hashed every request's new copy of it, about 1 µs for an 800-character token, against 0.2 µs for
+ * the end and a comparison. A token that shares the end of a remembered one but differs elsewhere is no hit (and
+ * does not displace the entry: only a verified token is stored).
  */
 class VerifiedTokens {
   private readonly entries = new Map<string, VerifiedEntry>();
@@ -133,26 +140,34 @@ class VerifiedTokens {
   ) {}
 
   get(token: string): VerifiedEntry | undefined {
-    const hit = this.entries.get(token);
-    if (!hit) return undefined;
+    const key = keyOf(token);
+    const hit = this.entries.get(key);
+    if (!hit || hit.token !== token) return undefined;
     if (hit.until > this.now()) return hit;
-    this.entries.delete(token);
+    this.entries.delete(key);
     return undefined;
   }
 
   forget(token: string): void {
-    this.entries.delete(token);
+    const key = keyOf(token);
+    if (this.entries.get(key)?.token === token) this.entries.delete(key);
   }
 
-  set(token: string, entry: Omit<VerifiedEntry, 'until'>, expiresAtMs: number): void {
+  set(token: string, entry: Omit<VerifiedEntry, 'until' | 'token'>, expiresAtMs: number): void {
     if (this.seconds <= 0 || this.capacity <= 0) return;
     const until = Math.min(this.now() + this.seconds * 1000, expiresAtMs);
     if (until <= this.now()) return;
+    const key = keyOf(token);
     // Oldest first: a Map iterates in insertion order.
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(token, { ...entry, until });
+    if (!this.entries.has(key) && this.entries.size >= this.capacity)
+      this.entries.delete(this.entries.keys().next().value!);
+    this.entries.delete(key);
+    this.entries.set(key, { ...entry, token, until });
   }
 }
+
+/** The characters of a token that key VerifiedTokens: its last 32 (192 bits of its signature, base64url). */
+const keyOf = (token: string): string => (token.length > 32 ? token.slice(-32) : token);
 
 /**
  * Bearer JWT validation (issue 2 §6): issuer, audience, expiry and signature against the issuer's key set by URI,
