@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PgliteDatabase } from './pglite.js';
 import { PgliteStatements } from './pglite-statements.js';
 
 /** The prepared statements the engine holds now (pg_prepared_statements lists the session's own). */
@@ -92,5 +93,20 @@ describe('PGlite statements prepared by name', () => {
     expect(() => statements.script('INSERT INTO things (id) VALUES (10)')).toThrow(
       expect.objectContaining({ code: '23505' }),
     );
+  });
+});
+
+describe('PGlite units of work', () => {
+  it('end the transaction when the unit settings fail, so the engine stays usable', async () => {
+    // No migrations: the runtime role does not exist, so the unit's SET LOCAL ROLE fails after its BEGIN.
+    const db = await PgliteDatabase.open('memory://');
+    try {
+      await db.enableRuntimeRole();
+      await expect(db.withTenant('alpha', (sql) => sql.query('SELECT 1'))).rejects.toThrow(/role/);
+      expect(db.pglite.isInTransaction()).toBe(false);
+      expect((await db.pglite.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -97,9 +97,10 @@ export class PgliteDatabase implements Database {
     const statements = this.statements;
     try {
       return await this.pglite._runExclusiveTransaction(async () => {
-        statements.script(`BEGIN; ${setup}`);
         let result: T;
         try {
+          // Inside the try: a setting that fails (a role the database lacks) leaves the block BEGIN opened aborted.
+          statements.script(`BEGIN; ${setup}`);
           result = await fn(new UnitSql(statements));
         } catch (error) {
           rollBack(statements);
