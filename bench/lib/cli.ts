@@ -4,6 +4,7 @@ import type { RunOptions } from './types.js';
 export const DEFAULT_DURATION_SECONDS = 10;
 export const DEFAULT_WARMUP_SECONDS = 2;
 export const DEFAULT_CONNECTIONS = 50;
+export const DEFAULT_WINDOWS = 5;
 /** More replicas than this on one machine measure the scheduler, not the servers. */
 export const MAX_REPLICAS = 8;
 
@@ -12,6 +13,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --only <a,b,...>       run only these scenarios (their baselines are added)
   --duration <seconds>   measured time per scenario (default ${DEFAULT_DURATION_SECONDS})
   --warmup <seconds>     unmeasured time before each measurement (default ${DEFAULT_WARMUP_SECONDS})
+  --windows <n>          split the measured time into n windows; the rate and the CPU per
+                         operation are the windows' medians (default ${DEFAULT_WINDOWS})
   --connections <n>      concurrent connections of every http scenario
                          (default: the scenario's own, else ${DEFAULT_CONNECTIONS})
   --json <path>          result file (default bench/results/<timestamp>.json);
@@ -67,6 +70,7 @@ export function parseCli(argv: string[]): Command {
         'cpu-prof': { type: 'string' },
         pin: { type: 'boolean', default: false },
         replicas: { type: 'string' },
+        windows: { type: 'string' },
         list: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -107,6 +111,7 @@ export function parseCli(argv: string[]): Command {
       pin: v.pin ?? false,
       cpuProfDir: v['cpu-prof'] ?? null,
       replicas: replicaCount(v.replicas),
+      windows: positive('--windows', v.windows, DEFAULT_WINDOWS, { integer: true, allowZero: false }),
     },
   };
 }

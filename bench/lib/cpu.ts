@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { LatencyHistogram } from './histogram.js';
+import { LatencyHistogram, latencyOf } from './histogram.js';
 import type { Measurement } from './types.js';
+import { combineWindows } from './windows.js';
 
 const isPromise = (value: unknown): value is Promise<void> =>
   value !== undefined && typeof (value as Promise<void>).then === 'function';
@@ -15,8 +16,9 @@ export async function runCpuLoop(
   fn: () => void | Promise<void>,
   durationSeconds: number,
   concurrency = 1,
+  histogram = new LatencyHistogram(),
 ): Promise<Measurement> {
-  const histogram = new LatencyHistogram();
+  const count = histogram.count;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationSeconds * 1000;
@@ -35,30 +37,35 @@ export async function runCpuLoop(
   else await Promise.all(Array.from({ length: concurrency }, () => loop(true)));
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  // The histogram may be shared with earlier windows (measureCpu): this window's calls are those it added.
+  const calls = histogram.count - count;
   const elapsedSeconds = (now - started) / 1000;
   return {
     durationSeconds: elapsedSeconds,
-    total: histogram.count,
-    perSecond: elapsedSeconds > 0 ? histogram.count / elapsedSeconds : 0,
-    latencyMs: {
-      p50: histogram.percentile(50),
-      p99: histogram.percentile(99),
-      mean: histogram.mean,
-      max: histogram.count ? histogram.max : 0,
-    },
+    total: calls,
+    perSecond: elapsedSeconds > 0 ? calls / elapsedSeconds : 0,
+    latencyMs: latencyOf(histogram),
     cpuSeconds,
-    cpuUsPerOp: histogram.count > 0 ? (cpuSeconds / histogram.count) * 1e6 : null,
+    cpuUsPerOp: calls > 0 ? (cpuSeconds / calls) * 1e6 : null,
     errors: 0,
     non2xx: 0,
   };
 }
 
-/** Warm-up (discarded, lets the JIT and any caches settle) then the measurement. */
+/**
+ * Warm-up (discarded, lets the JIT and any caches settle) then the measurement: `windows` consecutive loops that
+ * share the time and one latency histogram, combined by combineWindows (bench/lib/windows.ts).
+ */
 export async function measureCpu(
   fn: () => void | Promise<void>,
-  options: { durationSeconds: number; warmupSeconds: number; concurrency?: number },
+  options: { durationSeconds: number; warmupSeconds: number; concurrency?: number; windows?: number },
 ): Promise<Measurement> {
   const concurrency = options.concurrency ?? 1;
   if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds, concurrency);
-  return runCpuLoop(fn, options.durationSeconds, concurrency);
+  const count = options.windows ?? 1;
+  const histogram = new LatencyHistogram();
+  const windows: Measurement[] = [];
+  for (let i = 0; i < count; i++)
+    windows.push(await runCpuLoop(fn, options.durationSeconds / count, concurrency, histogram));
+  return combineWindows(windows, latencyOf(histogram));
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseCli, UsageError, DEFAULT_CONNECTIONS, DEFAULT_DURATION_SECONDS, DEFAULT_WARMUP_SECONDS } from './cli.js';
+import {
+  parseCli,
+  UsageError,
+  DEFAULT_CONNECTIONS,
+  DEFAULT_DURATION_SECONDS,
+  DEFAULT_WARMUP_SECONDS,
+  DEFAULT_WINDOWS,
+} from './cli.js';
 import { goalReference, goalsOf, planRun, validateRegistry } from './plan.js';
 import {
   buildReport,
@@ -14,7 +21,8 @@ import { LatencyHistogram } from './histogram.js';
 import { parseReadyLine, READY_PREFIX } from './server-child.js';
 import { childEnv } from './http.js';
 import { connectionsFor, replicasFor, runScenarios } from './harness.js';
-import { runCpuLoop } from './cpu.js';
+import { measureCpu, runCpuLoop } from './cpu.js';
+import { combineWindows, median } from './windows.js';
 import { parseProcStatTicks } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
@@ -57,6 +65,7 @@ const options: RunOptions = {
   pin: false,
   cpuProfDir: null,
   replicas: 1,
+  windows: 1,
 };
 
 describe('parseCli', () => {
@@ -72,9 +81,11 @@ describe('parseCli', () => {
         pin: false,
         cpuProfDir: null,
         replicas: 1,
+        windows: DEFAULT_WINDOWS,
       },
     });
     expect(DEFAULT_DURATION_SECONDS).toBe(10);
+    expect(DEFAULT_WINDOWS).toBe(5);
     expect(DEFAULT_CONNECTIONS).toBe(50);
   });
 
@@ -105,6 +116,7 @@ describe('parseCli', () => {
         pin: true,
         cpuProfDir: '/tmp/p',
         replicas: 1,
+        windows: DEFAULT_WINDOWS,
       },
     });
   });
@@ -113,6 +125,12 @@ describe('parseCli', () => {
     const command = parseCli(['--replicas', '2']);
     expect(command.kind === 'run' && command.options.replicas).toBe(2);
     for (const bad of ['0', '1.5', '9', 'two']) expect(() => parseCli(['--replicas', bad])).toThrow(UsageError);
+  });
+
+  it('reads --windows, a whole number of at least 1', () => {
+    const command = parseCli(['--windows', '3']);
+    expect(command.kind === 'run' && command.options.windows).toBe(3);
+    for (const bad of ['0', '1.5', 'five']) expect(() => parseCli(['--windows', bad])).toThrow(UsageError);
   });
 
   it('accepts a fractional duration', () => {
@@ -703,6 +721,78 @@ describe('runCpuLoop', () => {
     most = 0;
     await runCpuLoop(fn, 0.02);
     expect(most).toBe(1);
+  });
+});
+
+describe('measurement windows', () => {
+  const window = (perSecond: number, cpuUsPerOp: number | null, extra: Partial<Measurement> = {}): Measurement => ({
+    durationSeconds: 2,
+    total: perSecond * 2,
+    perSecond,
+    latencyMs: { p50: 1, p99: 2, mean: 1, max: 3 },
+    cpuSeconds: cpuUsPerOp === null ? null : (cpuUsPerOp * perSecond * 2) / 1e6,
+    cpuUsPerOp,
+    errors: 1,
+    non2xx: 2,
+    ...extra,
+  });
+  const latency = { p50: 5, p99: 9, mean: 5, max: 10 };
+
+  it('takes the median of the windows for the rate and the CPU per operation, sums the rest', () => {
+    // One window caught a burst of other work on the host: it moves neither median.
+    const combined = combineWindows([window(1000, 50), window(1100, 48), window(600, 90)], latency);
+    expect(combined.perSecond).toBe(1000);
+    expect(combined.cpuUsPerOp).toBe(50);
+    expect(combined.total).toBe(5400);
+    expect(combined.durationSeconds).toBe(6);
+    expect(combined.cpuSeconds).toBeCloseTo(0.1 + 0.1056 + 0.108, 9);
+    expect(combined.errors).toBe(3);
+    expect(combined.non2xx).toBe(6);
+    expect(combined.latencyMs).toBe(latency);
+    expect(combined.windows).toEqual([
+      { perSecond: 1000, cpuUsPerOp: 50 },
+      { perSecond: 1100, cpuUsPerOp: 48 },
+      { perSecond: 600, cpuUsPerOp: 90 },
+    ]);
+  });
+
+  it('has no CPU figures when a window has none, and one window stays as it was measured', () => {
+    const combined = combineWindows([window(1000, 50), window(900, null)], latency);
+    expect(combined.cpuUsPerOp).toBeNull();
+    expect(combined.cpuSeconds).toBeNull();
+    expect(combined.perSecond).toBe(950);
+    const single = window(1000, 50);
+    expect(combineWindows([single], latency)).toEqual({ ...single, latencyMs: latency });
+    expect(() => combineWindows([], latency)).toThrow();
+  });
+
+  it('sums the replicas of each window', () => {
+    const replicas = (a: number, b: number) => ({ count: 2, requests: [a, b], cpuSeconds: [a / 1000, b / 1000] });
+    const combined = combineWindows(
+      [window(1000, 50, { replicas: replicas(10, 20) }), window(1000, 50, { replicas: replicas(30, 40) })],
+      latency,
+    );
+    expect(combined.replicas?.requests).toEqual([40, 60]);
+    expect(combined.replicas?.cpuSeconds[0]).toBeCloseTo(0.04, 9);
+    expect(combined.replicas?.cpuSeconds[1]).toBeCloseTo(0.06, 9);
+  });
+
+  it('median: the middle value, or the mean of the two middle ones', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+
+  it('measureCpu runs each window and counts every call once', async () => {
+    let calls = 0;
+    const m = await measureCpu(
+      () => {
+        calls++;
+      },
+      { durationSeconds: 0.06, warmupSeconds: 0, windows: 3 },
+    );
+    expect(m.windows).toHaveLength(3);
+    expect(m.total).toBe(calls);
+    expect(m.windows!.every((w) => w.perSecond > 0)).toBe(true);
   });
 });
 

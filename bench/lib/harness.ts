@@ -49,6 +49,7 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
       connections: connectionsFor(scenario, options),
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
+      windows: options.windows,
     });
   }
   if (!setup.fn) throw new Error('a cpu scenario must return fn from setup()');
@@ -56,6 +57,7 @@ async function measure(scenario: Scenario, setup: ScenarioSetup, options: RunOpt
     durationSeconds: options.durationSeconds,
     warmupSeconds: options.warmupSeconds,
     concurrency: scenario.concurrency ?? 1,
+    windows: options.windows,
   });
 }
 

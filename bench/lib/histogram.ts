@@ -43,3 +43,13 @@ export class LatencyHistogram {
     return this.max;
   }
 }
+
+/** The latency figures of a measurement, from its histogram. */
+export function latencyOf(histogram: LatencyHistogram): { p50: number; p99: number; mean: number; max: number } {
+  return {
+    p50: histogram.percentile(50),
+    p99: histogram.percentile(99),
+    mean: histogram.mean,
+    max: histogram.count ? histogram.max : 0,
+  };
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runHttpLoad } from './http.js';
+import { measureHttp, runHttpLoad } from './http.js';
 
 /** A scenario may name the status its responses should have (a conditional request's 304). */
 describe('runHttpLoad: the expected status', () => {
@@ -26,5 +26,22 @@ describe('runHttpLoad: the expected status', () => {
     const plain = await runHttpLoad({ url, connections: 2, durationSeconds: 1 });
     expect(plain.total).toBeGreaterThan(0);
     expect(plain.non2xx).toBe(plain.total);
+  });
+
+  it('measures in windows: each window counted once, the latencies of all of them together', async () => {
+    const m = await measureHttp({
+      url,
+      connections: 2,
+      durationSeconds: 1.5,
+      warmupSeconds: 0,
+      windows: 3,
+      expectedStatus: 304,
+    });
+    expect(m.windows).toHaveLength(3);
+    expect(m.total).toBeGreaterThan(0);
+    expect(m.non2xx).toBe(0);
+    expect(m.durationSeconds).toBeGreaterThan(1);
+    expect(m.latencyMs.max).toBeGreaterThan(0);
+    expect(m.windows!.every((w) => w.perSecond > 0)).toBe(true);
   });
 });

@@ -3,10 +3,11 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { LatencyHistogram } from './histogram.js';
+import { LatencyHistogram, latencyOf } from './histogram.js';
 import { parseReadyLine } from './server-child.js';
 import { processCpuSeconds } from './proc.js';
 import type { Measurement } from './types.js';
+import { combineWindows } from './windows.js';
 
 /**
  * How long a server child may take to announce its URL. Start-up migrates an embedded database and compiles the
@@ -131,8 +132,7 @@ export interface HttpLoadOptions {
  * One autocannon run. Latency comes from the per-response times (sub-millisecond; autocannon's own histogram
  * rounds to whole milliseconds), of 2xx responses only, as autocannon counts them.
  */
-export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement> {
-  const histogram = new LatencyHistogram();
+export async function runHttpLoad(options: HttpLoadOptions, histogram = new LatencyHistogram()): Promise<Measurement> {
   const expected = options.expectedStatus;
   let unexpected = 0;
   const pids = options.replicaPids ?? (options.serverPid ? [options.serverPid] : []);
@@ -168,12 +168,7 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
     durationSeconds: result.duration,
     total,
     perSecond: result.duration > 0 ? total / result.duration : 0,
-    latencyMs: {
-      p50: histogram.percentile(50),
-      p99: histogram.percentile(99),
-      mean: histogram.mean,
-      max: histogram.count ? histogram.max : 0,
-    },
+    latencyMs: latencyOf(histogram),
     cpuSeconds,
     cpuUsPerOp: cpuSeconds !== null && total > 0 ? (cpuSeconds / total) * 1e6 : null,
     errors: result.errors,
@@ -193,8 +188,18 @@ export async function runHttpLoad(options: HttpLoadOptions): Promise<Measurement
   };
 }
 
-/** Warm-up (discarded) then the measurement, against the same target. */
-export async function measureHttp(options: HttpLoadOptions & { warmupSeconds: number }): Promise<Measurement> {
+/**
+ * Warm-up (discarded) then the measurement, against the same target: `windows` consecutive runs that share the
+ * time and one latency histogram, combined by combineWindows (bench/lib/windows.ts).
+ */
+export async function measureHttp(
+  options: HttpLoadOptions & { warmupSeconds: number; windows?: number },
+): Promise<Measurement> {
   if (options.warmupSeconds > 0) await runHttpLoad({ ...options, durationSeconds: options.warmupSeconds });
-  return runHttpLoad(options);
+  const count = options.windows ?? 1;
+  const histogram = new LatencyHistogram();
+  const windows: Measurement[] = [];
+  for (let i = 0; i < count; i++)
+    windows.push(await runHttpLoad({ ...options, durationSeconds: options.durationSeconds / count }, histogram));
+  return combineWindows(windows, latencyOf(histogram));
 }

@@ -246,6 +246,7 @@ export function buildReport(options: RunOptions, startedAt: Date, finishedAt: Da
       pin: options.pin,
       cpuProfDir: options.cpuProfDir,
       replicas: options.replicas,
+      windows: options.windows,
     },
     environment: {
       node: process.version,

@@ -129,6 +129,11 @@ export interface Measurement {
    * the measurement; cpuSeconds above is their sum.
    */
   replicas?: { count: number; requests: number[]; cpuSeconds: (number | null)[] };
+  /**
+   * Measured in several windows (`--windows n`, bench/lib/windows.ts): each window's rate and CPU per operation;
+   * perSecond and cpuUsPerOp above are their medians.
+   */
+  windows?: { perSecond: number; cpuUsPerOp: number | null }[];
 }
 
 export type Status = 'PASS' | 'MISS' | 'NO GOAL' | 'ERROR';
@@ -167,6 +172,8 @@ export interface RunOptions {
   cpuProfDir: string | null;
   /** `--replicas n`: replicable http scenarios run n servers on one database behind a round-robin balancer. */
   replicas: number;
+  /** `--windows n`: the measured time is split into n windows; rate and CPU per operation are their medians. */
+  windows: number;
 }
 
 export interface RunReport {
@@ -181,6 +188,7 @@ export interface RunReport {
     pin: boolean;
     cpuProfDir: string | null;
     replicas: number;
+    windows: number;
   };
   environment: { node: string; platform: string; arch: string; cpus: number; cpuModel: string };
   scenarios: ScenarioResult[];

@@ -98,26 +98,19 @@ function resolveSetup(
         bodies: string[];
         etags: string[];
       };
-      let next = 0;
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
       return {
         url: child.url,
         // The conditional resolve answers 304 Not Modified: that is its success.
         ...(conditional ? { expectedStatus: 304 } : {}),
-        requests: [
-          {
-            method: 'POST',
-            path: '/api/v1/designs/credentials/resolve',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            setupRequest: (request) => {
-              const i = next++ % bodies.length;
-              return {
-                ...request,
-                body: bodies[i]!,
-                ...(conditional ? { headers: { ...request.headers, 'if-none-match': etags[i]! } } : {}),
-              };
-            },
-          },
-        ],
+        // One request per design, built by the load generator once rather than on every send (setupRequest): the
+        // generator shares the machine with the server, and the baseline's requests are built once too.
+        requests: bodies.map((body, i) => ({
+          method: 'POST',
+          path: '/api/v1/designs/credentials/resolve',
+          headers: conditional ? { ...headers, 'if-none-match': etags[i]! } : headers,
+          body,
+        })),
       };
     },
   );
