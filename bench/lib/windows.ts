@@ -3,8 +3,8 @@ import type { Measurement } from './types.js';
 /**
  * One measurement from several consecutive windows of the same load. The machines this runs on are shared: a burst
  * of other work on the host slows every instruction for a second or two, and a single window that catches one
- * reads up to half again the CPU per operation of its neighbours (seen on the two-core development machine: 46 to
- * 78 µs per request for one unchanged server, in windows seconds apart). The rate and the CPU per operation are
+ * reads up to half again the CPU per operation of its neighbours (seen on the two-core development machine: 47 to
+ * 83 µs per request for one unchanged server, in windows seconds apart). The rate and the CPU per operation are
  * therefore the median of the windows' (a burst moves one window, not the median), while the counts, the CPU
  * seconds and the latency percentiles (from the windows' shared histogram, by the caller) cover the whole time.
  * Baselines and scenarios are measured the same way, so their ratios stay like for like.
