@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { LatencyHistogram, latencyOf } from './histogram.js';
 import type { Measurement } from './types.js';
-import { combineWindows } from './windows.js';
+import { measureInWindows } from './windows.js';
 
 const isPromise = (value: unknown): value is Promise<void> =>
   value !== undefined && typeof (value as Promise<void>).then === 'function';
@@ -62,10 +62,7 @@ export async function measureCpu(
 ): Promise<Measurement> {
   const concurrency = options.concurrency ?? 1;
   if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds, concurrency);
-  const count = options.windows ?? 1;
-  const histogram = new LatencyHistogram();
-  const windows: Measurement[] = [];
-  for (let i = 0; i < count; i++)
-    windows.push(await runCpuLoop(fn, options.durationSeconds / count, concurrency, histogram));
-  return combineWindows(windows, latencyOf(histogram));
+  return measureInWindows(options.windows ?? 1, options.durationSeconds, (seconds, histogram) =>
+    runCpuLoop(fn, seconds, concurrency, histogram),
+  );
 }

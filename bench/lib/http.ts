@@ -7,7 +7,7 @@ import { LatencyHistogram, latencyOf } from './histogram.js';
 import { parseReadyLine } from './server-child.js';
 import { processCpuSeconds } from './proc.js';
 import type { Measurement } from './types.js';
-import { combineWindows } from './windows.js';
+import { measureInWindows } from './windows.js';
 
 /**
  * How long a server child may take to announce its URL. Start-up migrates an embedded database and compiles the
@@ -196,10 +196,7 @@ export async function measureHttp(
   options: HttpLoadOptions & { warmupSeconds: number; windows?: number },
 ): Promise<Measurement> {
   if (options.warmupSeconds > 0) await runHttpLoad({ ...options, durationSeconds: options.warmupSeconds });
-  const count = options.windows ?? 1;
-  const histogram = new LatencyHistogram();
-  const windows: Measurement[] = [];
-  for (let i = 0; i < count; i++)
-    windows.push(await runHttpLoad({ ...options, durationSeconds: options.durationSeconds / count }, histogram));
-  return combineWindows(windows, latencyOf(histogram));
+  return measureInWindows(options.windows ?? 1, options.durationSeconds, (seconds, histogram) =>
+    runHttpLoad({ ...options, durationSeconds: seconds }, histogram),
+  );
 }
