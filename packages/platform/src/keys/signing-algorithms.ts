@@ -67,6 +67,30 @@ export function signAsync(
   });
 }
 
+/**
+ * Whether an algorithm's signatures are made on the libuv thread pool (RSA: some 300 µs each on a two-core VM, too
+ * long to hold the event loop) or on the loop itself (ECDSA and EdDSA: some 30 µs for P-256, about what the hand-off
+ * to the pool costs on top of it: 52–76 µs of CPU per P-256 signature through the pool against 29–37 µs on the loop,
+ * measured on the bench VM). docs/decisions.md, "Signatures".
+ */
+export function signsOnThreadPool(algorithm: SigningAlgorithm): boolean {
+  return algorithm === 'RS256' || algorithm === 'PS256';
+}
+
+/** A signature of `data` under the key, on the thread pool or on the loop as signsOnThreadPool says. */
+export function signFor(
+  algorithm: SigningAlgorithm,
+  parameters: SigningParameters,
+  data: Uint8Array,
+): Promise<Uint8Array> {
+  if (signsOnThreadPool(algorithm)) return signAsync(parameters.digest, data, parameters.signingKey);
+  try {
+    return Promise.resolve(cryptoSign(parameters.digest, data, parameters.signingKey));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 export function assertAlgorithm(algorithm: string): asserts algorithm is SigningAlgorithm {
   if (!(SIGNING_ALGORITHMS as readonly string[]).includes(algorithm)) {
     throw new AppError('invalid_request', `Unsupported signing algorithm; one of ${SIGNING_ALGORITHMS.join(', ')}.`, {

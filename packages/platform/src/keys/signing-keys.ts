@@ -11,7 +11,7 @@ import {
   assertAlgorithm,
   generateSigningKeyPair,
   parseAlgorithm,
-  signAsync,
+  signFor,
   signingParameters,
   type SigningParameters,
 } from './signing-algorithms.js';
@@ -78,7 +78,7 @@ export class SigningKeys {
 
   async sign(alias: string, data: Uint8Array): Promise<Signature> {
     const key = await this.activeKey(alias);
-    const signature = await signAsync(key.digest, data, key.signingKey);
+    const signature = await signFor(key.info.algorithm, key, data);
     return { kid: key.info.kid, algorithm: key.info.algorithm, signature };
   }
 
