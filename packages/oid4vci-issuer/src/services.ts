@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { JWK } from 'jose';
 import { Openid4vciIssuer } from '@openid4vc/openid4vci';
-import type { Clock, Platform } from '@tessera/platform';
+import { secureRandomBytes, type Clock, type Platform } from '@tessera/platform';
 import type { Oid4vciConfig } from './config.js';
 import type { CredentialGrantsPort, DesignDisplayPort, IssuanceSessionsPort, StatusEntriesPort } from './ports.js';
 import { IssuerKeys } from './credentials/issuer-keys.js';
@@ -43,7 +43,7 @@ export function createOid4vciServices(platform: Platform, deps: Oid4vciDeps): Oi
   const library = new Openid4vciIssuer({
     callbacks: {
       hash,
-      generateRandom: (n: number) => randomBytes(n),
+      generateRandom: (n: number) => secureRandomBytes(n),
       // The library signs nothing here (credentials are signed through the key manager); it verifies proofs.
       signJwt: () => Promise.reject(new Error('not used')),
       verifyJwt: verifyJwkSignedJwt,

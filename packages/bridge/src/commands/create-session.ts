@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { defineCommand, invalidRequest } from '@tessera/platform';
+import { randomUUID } from 'node:crypto';
+import { defineCommand, invalidRequest, secureRandomToken } from '@tessera/platform';
 import { buildRequestObject, deepLink, qrPagePath, REQUEST_OBJECT_TYP, statusPath } from '../domain/request-object.js';
 import { toDcqlQuery } from '../domain/queries.js';
 import { qrDataUri } from '../domain/qr-png.js';
@@ -48,11 +48,11 @@ export const createSession = (services: BridgeServices) =>
       const { config, clock, signer, sealer } = services;
       const now = clock.now();
       const sessionId = randomUUID();
-      const requestId = randomBytes(16).toString('base64url');
+      const requestId = secureRandomToken(16);
       const expiresAt = new Date(now.getTime() + config.sessionTimeoutSeconds * 1000);
       const responseKey = config.responseMode === 'direct_post.jwt' ? await generateResponseKey() : null;
-      const nonce = randomBytes(32).toString('base64url');
-      const state = randomBytes(16).toString('base64url');
+      const nonce = secureRandomToken(32);
+      const state = secureRandomToken(16);
       const display = await services.verifierDisplay(ctx.tenantId, (await signer.current()).clientId);
       const { jwt: requestObject, identity } = await signer.sign(
         (signer) =>

@@ -1,4 +1,5 @@
-import { createECDH, randomBytes } from 'node:crypto';
+import { createECDH } from 'node:crypto';
+import { secureRandomToken } from '@tessera/platform';
 import { compactDecrypt, importJWK, type JWK } from 'jose';
 
 /**
@@ -31,7 +32,7 @@ export async function generateResponseKey(): Promise<ResponseKeyPair> {
   // The scalar as OpenSSL gives it drops leading zero bytes; the JWK's d keeps the full length.
   const scalar = ecdh.getPrivateKey();
   const d = Buffer.concat([Buffer.alloc(P256_BYTES - scalar.length), scalar]).toString('base64url');
-  const kid = randomBytes(12).toString('base64url');
+  const kid = secureRandomToken(12);
   const publicJwk: JWK = { kty: 'EC', crv: 'P-256', x, y, kid, use: 'enc', alg: RESPONSE_ALG };
   const privateJwk: JWK = { ...publicJwk, d };
   return { publicJwk, privateJwk };

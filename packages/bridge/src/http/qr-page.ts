@@ -1,5 +1,4 @@
-import { escapeHtml } from '@tessera/platform';
-import { randomBytes } from 'node:crypto';
+import { escapeHtml, secureRandomBytes } from '@tessera/platform';
 import type { QrPageModel } from '../commands/get-qr-page.js';
 import type { PortalLook } from './portal-look.js';
 
@@ -78,7 +77,7 @@ ${look.head}
 </html>`;
 }
 
-export const pageNonce = () => randomBytes(16).toString('base64');
+export const pageNonce = () => secureRandomBytes(16).toString('base64');
 
 /** Only what the page uses: its own inline script and style, the portal's stylesheet and icon, data: images, fetches to this origin. */
 export function qrPageCsp(nonce: string, frameAncestors: readonly string[], portalOrigin: string): string {

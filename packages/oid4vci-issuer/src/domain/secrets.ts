@@ -1,7 +1,8 @@
-import { createHash, randomBytes, randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
+import { secureRandomToken } from '@tessera/platform';
 
 /** 256 bits of randomness, base64url: c_nonce, offer id, transaction_id, notification_id. */
-export const randomToken = () => randomBytes(32).toString('base64url');
+export const randomToken = () => secureRandomToken(32);
 
 /** What the tables keep of a value a wallet presents back. */
 export const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');

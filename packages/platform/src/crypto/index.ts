@@ -1,1 +1,2 @@
 export * from './constant-time-equal.js';
+export * from './secure-random.js';

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, type KeyObject } from 'node:crypto';
+import { secureRandomBytes } from '../crypto/secure-random.js';
 
 /**
  * AES-256-GCM (NIST SP 800-38D) as this module uses it: a random 96-bit IV per message (§8.2.2), a 128-bit tag,
@@ -15,7 +16,7 @@ export interface GcmParts {
 }
 
 export function gcmEncrypt(key: KeyObject | Uint8Array, plaintext: Uint8Array, aad: Uint8Array): GcmParts {
-  const iv = randomBytes(GCM_IV_BYTES);
+  const iv = secureRandomBytes(GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: GCM_TAG_BYTES });
   cipher.setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);

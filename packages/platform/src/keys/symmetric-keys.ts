@@ -1,4 +1,5 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
+import { secureRandomBytes } from '../crypto/secure-random.js';
 import type { Database, Sql } from '../db/database.js';
 import { AppError } from '../errors/app-error.js';
 import type { Clock } from '../observability/clock.js';
@@ -112,7 +113,7 @@ export class SymmetricKeys {
   ): Promise<EncryptedData> {
     const kek = await this.targetKey(alias, options.version, options.sql);
     requireAlgorithm(kek, 'A256GCM');
-    const dataKey = randomBytes(DATA_KEY_BYTES);
+    const dataKey = secureRandomBytes(DATA_KEY_BYTES);
     try {
       const data = gcmEncrypt(dataKey, plaintext, aad);
       const wrappedKey = gcmEncryptPacked(kek.secret, dataKey, dataKeyAad(kek.info.kid));

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type KeyObject } from 'jose';
 import { Oauth2AuthorizationServer, HashAlgorithm, type CallbackContext } from '@openid4vc/oauth2';
-import { signJwt, type KeyManager } from '@tessera/platform';
+import { secureRandomBytes, signJwt, type KeyManager } from '@tessera/platform';
 
 /** Every token of a tenant is signed by its own RS256 key (000 §5), through the key-management layer. */
 export const signingKeyAlias = (tenantId: string) => `token-service:${tenantId}:rs256`;
@@ -38,7 +38,7 @@ export class TokenSigner {
         createHash(alg === HashAlgorithm.Sha384 ? 'sha384' : alg === HashAlgorithm.Sha512 ? 'sha512' : 'sha256')
           .update(data)
           .digest(),
-      generateRandom: (n) => randomBytes(n),
+      generateRandom: (n) => secureRandomBytes(n),
       signJwt: async (_signer, { header, payload }) => {
         if (tenantId === null) throw new Error('no signing tenant');
         await self.ensureKey(tenantId);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { secureRandomToken } from '@tessera/platform';
 
 /**
  * Match confirmation (issue 14 §11; 000 §4.2 "submit ... for manual confirmation when a potential match needs user
@@ -60,7 +60,7 @@ export interface MatchCandidate {
  * A fresh random id per candidate and session (128 bits, base64url): it names nothing outside this session, so an
  * id seen in one session is worthless in another and ids cannot be enumerated or linked to an identity.
  */
-export const newMatchId = (): string => randomBytes(16).toString('base64url');
+export const newMatchId = (): string => secureRandomToken(16);
 
 /** The claims a candidate may show (in this order) when the credential disclosed them. */
 export const displayClaimsOf = (identifyingClaims: readonly string[]): string[] => [

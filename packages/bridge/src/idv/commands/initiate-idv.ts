@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { AppError, defineCommand, isAppError, StagedAuditEvents, type Sql } from '@tessera/platform';
+import { randomUUID } from 'node:crypto';
+import { AppError, defineCommand, isAppError, secureRandomToken, StagedAuditEvents, type Sql } from '@tessera/platform';
 import { invalidSessionState, sessionExpired } from '../../commands/errors.js';
 import { readSession } from '../../commands/read-session.js';
 import { OPEN_RECONCILIATION_STATUSES } from '../domain/reconciliation-state.js';
@@ -50,7 +50,7 @@ export const initiateIdv = (idv: IdvServices) =>
         sessionId,
         providerId: idv.providerId,
         correlationId: session.correlationId,
-        stateId: randomBytes(16).toString('base64url'),
+        stateId: secureRandomToken(16),
         createdAt: now,
         expiresAt: new Date(now.getTime() + idv.config.stateTtlSeconds * 1000),
       };
