@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCli, UsageError, USAGE } from './lib/cli.js';
 import { goalsOf, planRun } from './lib/plan.js';
 import { abortActive, pinParent, runScenarios } from './lib/harness.js';
+import { formatConfirmations } from './lib/confirm.js';
 import { buildReport, formatAlerts, formatTable, timestampFileName } from './lib/report.js';
 import { formatProfile, readProfile, summarizeProfile } from './lib/profile.js';
 import { REPO_ROOT } from './lib/http.js';
@@ -82,6 +83,8 @@ async function main(): Promise<number> {
     `\nTessera benchmarks: ${env.node}, ${env.cpus} x ${env.cpuModel}; ${options.durationSeconds} s per scenario after ${options.warmupSeconds} s warm-up${options.pin ? ', pinned' : ''}\n\n`,
   );
   process.stdout.write(`${formatTable(rows)}\n`);
+  const confirmations = formatConfirmations(rows);
+  if (confirmations.length > 0) process.stdout.write(`\n${confirmations.join('\n')}\n`);
   const alerts = formatAlerts(rows);
   if (alerts.length > 0) process.stdout.write(`\n${alerts.join('\n')}\n`);
   if (options.cpuProfDir) printProfiles(resolve(options.cpuProfDir), startedAt);

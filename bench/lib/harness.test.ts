@@ -21,6 +21,7 @@ import { LatencyHistogram } from './histogram.js';
 import { parseReadyLine, READY_PREFIX } from './server-child.js';
 import { childEnv } from './http.js';
 import { connectionsFor, replicasFor, runScenarios } from './harness.js';
+import { formatConfirmations, stricterMeasurement } from './confirm.js';
 import { measureCpu, runCpuLoop } from './cpu.js';
 import { combineWindows, median } from './windows.js';
 import { parseProcStatTicks } from './proc.js';
@@ -827,5 +828,127 @@ describe('CPU profile summary', () => {
     expect(hook).toMatchObject({ self: 1, total: 4, selfShare: 0.25, totalShare: 1 });
     expect(s.packages[0]).toMatchObject({ name: '@pinojs/redact', self: 3, total: 3 });
     expect(formatProfile(s, 5)).toContain('75.0% self   75.0% total  @pinojs/redact');
+  });
+});
+
+describe('confirmed baselines', () => {
+  it('the stricter measurement: lowest CPU per operation, else the highest rate', () => {
+    expect(
+      stricterMeasurement([measurement(100, 1, 2, { cpuUsPerOp: 40 }), measurement(90, 1, 2, { cpuUsPerOp: 25 })]),
+    ).toBe(1);
+    expect(
+      stricterMeasurement([measurement(100, 1, 2, { cpuUsPerOp: 24 }), measurement(150, 1, 2, { cpuUsPerOp: 30 })]),
+    ).toBe(0);
+    expect(
+      stricterMeasurement([measurement(100, 1, 2, { cpuUsPerOp: null }), measurement(150, 1, 2, { cpuUsPerOp: 30 })]),
+    ).toBe(1);
+    expect(() => stricterMeasurement([])).toThrow();
+  });
+
+  /** A cpu baseline whose first setup is slow (each call waits `slowMs`) and whose later setups are quick. */
+  const slowThenQuick = (name: string, slowMs: number, setups: string[]): Scenario =>
+    cpu(name, {
+      confirm: true,
+      async setup() {
+        const first = !setups.includes(name);
+        setups.push(name);
+        const wait = first ? slowMs : 0;
+        return {
+          fn: () => {
+            const until = performance.now() + wait;
+            while (performance.now() < until);
+          },
+          teardown: async () => {},
+        };
+      },
+    });
+
+  it('measures a confirmed baseline again at the end and reads every ratio against the stricter measurement', async () => {
+    const setups: string[] = [];
+    const work = cpu('work', {
+      baseline: 'base',
+      goal: { minRatio: 0.5, basis: 'per-core', text: 'half the baseline per core' },
+      setup: async () => ({
+        fn: () => {
+          const until = performance.now() + 0.5;
+          while (performance.now() < until);
+        },
+        teardown: async () => {},
+      }),
+    });
+    const lines: string[] = [];
+    const rows = await runScenarios(
+      [slowThenQuick('base', 2, setups), work],
+      { ...options, durationSeconds: 0.3, warmupSeconds: 0 },
+      (l) => lines.push(l),
+    );
+    expect(setups).toEqual(['base', 'base']);
+    expect(lines.map((l) => l.replace(/:.*/, ''))).toEqual(['[1/3] base', '[2/3] work', '[3/3] base again']);
+    const base = rows.find((r) => r.name === 'base')!;
+    const [first, second] = base.confirmation!.measurements;
+    // The first measurement spent ~2 ms per call, the second almost nothing: the second is the stricter.
+    expect(first!.cpuUsPerOp!).toBeGreaterThan(second!.cpuUsPerOp! * 5);
+    expect(base.confirmation!.used).toBe(1);
+    expect(base.measurement).toBe(second);
+    // Against the slow first measurement the work (0.5 ms per call) would have passed; against the second it misses.
+    const row = rows.find((r) => r.name === 'work')!;
+    expect(row.ratio!.perCore!).toBeCloseTo(second!.cpuUsPerOp! / row.measurement!.cpuUsPerOp!, 6);
+    expect(first!.cpuUsPerOp! / row.measurement!.cpuUsPerOp!).toBeGreaterThan(0.5);
+    expect(row.status).toBe('MISS');
+    expect(formatConfirmations(rows)).toEqual([
+      expect.stringMatching(
+        /^baseline base measured at the start \(.+ us\/op at .+\/s\) and at the end \(.+\); ratios read against the one at the end$/,
+      ),
+    ]);
+  });
+
+  it('keeps the first measurement when it is the stricter one', async () => {
+    const setups: string[] = [];
+    const quickThenSlow = cpu('base', {
+      confirm: true,
+      async setup() {
+        const wait = setups.push('base') === 1 ? 0 : 2;
+        return {
+          fn: () => {
+            const until = performance.now() + wait;
+            while (performance.now() < until);
+          },
+          teardown: async () => {},
+        };
+      },
+    });
+    const rows = await runScenarios(
+      [
+        quickThenSlow,
+        cpu('user', { baseline: 'base', setup: async () => ({ fn: () => {}, teardown: async () => {} }) }),
+      ],
+      { ...options, durationSeconds: 0.2, warmupSeconds: 0 },
+      () => {},
+    );
+    const base = rows.find((r) => r.name === 'base')!;
+    expect(base.confirmation!.used).toBe(0);
+    expect(base.measurement).toBe(base.confirmation!.measurements[0]);
+    expect(formatConfirmations(rows)[0]).toMatch(/ratios read against the first$/);
+  });
+
+  it('measures a confirmed baseline once when nothing in the run reads it', async () => {
+    const setups: string[] = [];
+    const lines: string[] = [];
+    const rows = await runScenarios(
+      [
+        slowThenQuick('base', 0, setups),
+        cpu('other', { setup: async () => ({ fn: () => {}, teardown: async () => {} }) }),
+      ],
+      { ...options, durationSeconds: 0.05, warmupSeconds: 0 },
+      (l) => lines.push(l),
+    );
+    expect(setups).toEqual(['base']);
+    expect(lines).toHaveLength(2);
+    expect(rows.every((r) => r.confirmation === undefined)).toBe(true);
+    expect(formatConfirmations(rows)).toEqual([]);
+  });
+
+  it('the real bare route is a confirmed baseline', () => {
+    expect(registry.find((s) => s.name === 'bare-route')!.confirm).toBe(true);
   });
 });

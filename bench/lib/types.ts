@@ -82,6 +82,12 @@ export interface Scenario {
    * store round trips can share one batch.
    */
   concurrency?: number;
+  /**
+   * A baseline measured twice: where the run starts, and again once every other scenario has run. Ratios are read
+   * against the stricter of the two (lower CPU per operation; the higher rate when there are no CPU figures), so
+   * that a baseline that happened to run slow cannot make a goal pass (bench/README.md, "Confirmed baselines").
+   */
+  confirm?: boolean;
   /** Concurrent connections (`http`); an explicit `--connections` wins, the default is 50. */
   connections?: number;
   /**
@@ -157,6 +163,11 @@ export interface ScenarioResult {
   status: Status;
   /** Why the scenario has no figures, or why its figures are not trusted. */
   error: string | null;
+  /**
+   * A confirmed baseline (Scenario.confirm): both of its measurements, in the order taken, and which one
+   * `measurement` (and so every ratio read against it) is.
+   */
+  confirmation?: { measurements: Measurement[]; used: number };
 }
 
 export interface RunOptions {
