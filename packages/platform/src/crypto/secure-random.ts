@@ -13,33 +13,32 @@ const POOLED_MAX = 256;
 const pool = Buffer.alloc(POOL_BYTES);
 let offset = POOL_BYTES;
 
-/** The offset of `length` fresh bytes in the block, refilling it when it runs short. */
-function take(length: number): number {
+/**
+ * `length` fresh bytes of the block, read by `read` (a copy, or their text) and then zeroed there; the block is
+ * refilled when it runs short.
+ */
+function handOut<T>(length: number, read: (at: number, end: number) => T): T {
   if (offset + length > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;
   }
   const at = offset;
   offset += length;
-  return at;
+  const value = read(at, offset);
+  pool.fill(0, at, offset);
+  return value;
 }
 
 /** `length` bytes from the CSPRNG, in a buffer of the caller's own. */
 export function secureRandomBytes(length: number): Buffer {
   if (!Number.isInteger(length) || length < 0) throw new RangeError('length must be a whole number >= 0');
   if (length > POOLED_MAX) return randomBytes(length);
-  const at = take(length);
-  const bytes = Buffer.from(pool.subarray(at, at + length));
-  pool.fill(0, at, at + length);
-  return bytes;
+  return handOut(length, (at, end) => Buffer.from(pool.subarray(at, end)));
 }
 
 /** `length` bytes from the CSPRNG as base64url (RFC 4648 §5, no padding): tokens, nonces, state values. */
 export function secureRandomToken(length: number): string {
   if (!Number.isInteger(length) || length < 1) throw new RangeError('length must be a whole number >= 1');
   if (length > POOLED_MAX) return randomBytes(length).toString('base64url');
-  const at = take(length);
-  const token = pool.toString('base64url', at, at + length);
-  pool.fill(0, at, at + length);
-  return token;
+  return handOut(length, (at, end) => pool.toString('base64url', at, end));
 }
