@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { compactDecrypt, decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
-import { getGlobalConfig } from '@openid4vc/utils';
+import { getGlobalConfig, setGlobalConfig } from '@openid4vc/utils';
 import { createTestWallet } from '../src/wallet/create-test-wallet.js';
 import { issueCredentialToWallet } from '../src/issue-credential-to-wallet.js';
 import { DEMO_VCT } from '../src/development/demo-constants.js';
@@ -215,6 +215,10 @@ describe('wallet answers a standards verifier', () => {
   });
 
   it('switches the libraries’ insecure-URL setting back off after answering a loopback verifier', async () => {
+    // Process-wide, and test files share a process: start from off whatever an earlier file left, and give it back.
+    const found = getGlobalConfig();
+    setGlobalConfig({ ...found, allowInsecureUrls: false });
+    onTestFinished(() => setGlobalConfig(found));
     const session = await fixture.verifier.createSession({
       prefix: 'x509_hash',
       responseMode: 'direct_post',
