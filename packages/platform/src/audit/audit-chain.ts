@@ -59,18 +59,39 @@ ${INSERT_EVENTS_FROM_JSON}
 )
 SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
 
-/** The events chained onto a head: sequence numbers and hashes. */
+/**
+ * The events chained onto a head: sequence numbers and hashes. Each event is written out field by field rather than
+ * spread (`{ ...event, seq }`): a spread of these twelve fields cost ~1.5 µs per object, two per event, more than
+ * the event's SHA-256; the fields are the event's whole type (PendingAuditEvent), so nothing is dropped.
+ */
 export function chain(head: { seq: number; hash: string }, events: Omit<HashedEventFields, 'seq'>[]): AuditEvent[] {
   let seq = head.seq;
   let prevHash = head.hash;
-  return events.map((event): AuditEvent => {
+  const chained = new Array<AuditEvent>(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
     seq += 1;
-    const fields: HashedEventFields = { ...event, seq };
-    const hash = eventHash(prevHash, fields);
-    const chainedEvent = { ...fields, prevHash, hash };
-    prevHash = hash;
-    return chainedEvent;
-  });
+    const event: AuditEvent = {
+      tenantId: e.tenantId,
+      seq,
+      eventId: e.eventId,
+      occurredAt: e.occurredAt,
+      type: e.type,
+      commandId: e.commandId,
+      principalId: e.principalId,
+      result: e.result,
+      correlationId: e.correlationId,
+      traceId: e.traceId,
+      businessIds: e.businessIds,
+      details: e.details,
+      prevHash,
+      hash: '',
+    };
+    event.hash = eventHash(prevHash, event);
+    prevHash = event.hash;
+    chained[i] = event;
+  }
+  return chained;
 }
 
 /** Locks the tenant's chain head (created at genesis on the first append). */

@@ -27,12 +27,17 @@ export function canonicalJson(value: unknown): string {
       return JSON.stringify(value);
     case 'object': {
       if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+      // A loop over the sorted keys rather than filter/map/join: every audit event's businessIds and details pass
+      // here, and the intermediate arrays were most of the cost.
       const record = value as Record<string, unknown>;
-      const members = Object.keys(record)
-        .filter((k) => record[k] !== undefined)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`);
-      return `{${members.join(',')}}`;
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (const key of keys) {
+        const member = record[key];
+        if (member === undefined) continue;
+        out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);
