@@ -53,16 +53,26 @@ export async function authenticateClient(
 
   const clientId = basic?.id ?? bodyId;
   const presented = basic?.secret ?? bodySecret;
-  const headers = basic ? basicChallenge : undefined;
-  const fail = () =>
-    oauthError('invalid_client', 'Client authentication failed.', { status: 401, ...(headers ? { headers } : {}) });
-  if (!clientId) throw fail();
+  const viaBasic = basic !== null;
+  if (!clientId) throw clientAuthenticationFailed(viaBasic);
   const client = registry.find(tenantId, clientId);
-  if (!client) throw fail();
+  if (!client) throw clientAuthenticationFailed(viaBasic);
   if (client.secret === null) {
-    if (presented !== undefined || !options.allowPublic) throw fail();
+    if (presented !== undefined || !options.allowPublic) throw clientAuthenticationFailed(viaBasic);
     return { client, method: 'none' };
   }
-  if (presented === undefined || !(await verifier.verify(client.secret, presented))) throw fail();
+  if (presented === undefined || !(await verifier.verify(client.secret, presented)))
+    throw clientAuthenticationFailed(viaBasic);
   return { client, method: basic ? 'client_secret_basic' : 'client_secret_post' };
+}
+
+/**
+ * 401 invalid_client, with the Basic challenge when the client tried Basic (RFC 6749 §5.2). Module-level: a closure
+ * made per request is also named per request under tsx, on every token request.
+ */
+function clientAuthenticationFailed(viaBasic: boolean) {
+  return oauthError('invalid_client', 'Client authentication failed.', {
+    status: 401,
+    ...(viaBasic ? { headers: basicChallenge } : {}),
+  });
 }

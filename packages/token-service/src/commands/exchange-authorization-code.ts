@@ -22,6 +22,11 @@ export interface ExchangeCodeInput {
 
 const invalidGrant = (why: string) => oauthError('invalid_grant', why);
 
+/** `seconds` after `now`. Module-level: a closure made per exchange is also named per exchange under tsx. */
+function secondsAfter(now: Date, seconds: number): Date {
+  return new Date(now.getTime() + seconds * 1000);
+}
+
 /**
  * Why a redemption that consumed nothing was refused, from the code and grant as the statement found them, in the
  * order of the checks of RFC 6749 §4.1.3 and RFC 7636 §4.6. A code already consumed is a second redemption: its grant
@@ -90,7 +95,6 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       // A refresh token is stored only when the grant's scope holds offline_access, which the statement reads.
       const newRefreshToken = client.grantTypes.includes('refresh_token') ? newOpaqueToken() : null;
       const lifetime = Math.max(client.accessTokenTtlSeconds, client.idTokenTtlSeconds);
-      const after = (seconds: number) => new Date(now.getTime() + seconds * 1000);
       // The statement stages the execution's audit event when it consumes the code: they commit together.
       const audit = cmd.auditIntent();
       // Signing needs the tenant's active key, which the key manager re-reads every few seconds: read it now, before
@@ -107,12 +111,12 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
         codeChallenge: s256Challenge(codeVerifier),
         now,
         dpopJkt: proofJkt,
-        grantExpiresAt: after(lifetime),
-        grantExpiresAtWithRefresh: after(Math.max(lifetime, client.refreshTokenTtlSeconds)),
+        grantExpiresAt: secondsAfter(now, lifetime),
+        grantExpiresAtWithRefresh: secondsAfter(now, Math.max(lifetime, client.refreshTokenTtlSeconds)),
         refresh: newRefreshToken
           ? {
               tokenHash: hashToken(newRefreshToken),
-              expiresAt: after(client.refreshTokenTtlSeconds),
+              expiresAt: secondsAfter(now, client.refreshTokenTtlSeconds),
               requiredScope: 'offline_access',
             }
           : null,
