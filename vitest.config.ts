@@ -12,7 +12,7 @@ export default defineConfig({
     // A fork runs file after file, keeping its loaded modules: a fresh process per file spent about two seconds
     // loading the dependency graph (oidc-provider, Fastify, PGlite, the @openid4vc libraries) before each file, a
     // third of the suite's time. Files therefore must not rely on process-wide state being at its default: one that
-    // needs a global setting sets it and gives back what it found (test-wallet's allow-loopback-http tests).
+    // needs a global setting sets it and gives back what it found (test-wallet's test/support/insecure-urls.ts).
     isolate: false,
     maxWorkers: 2,
     minWorkers: 1,

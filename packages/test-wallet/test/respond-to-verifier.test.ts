@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { compactDecrypt, decodeJwt, decodeProtectedHeader, importJWK } from 'jose';
-import { getGlobalConfig, setGlobalConfig } from '@openid4vc/utils';
+import { getGlobalConfig } from '@openid4vc/utils';
 import { createTestWallet } from '../src/wallet/create-test-wallet.js';
 import { issueCredentialToWallet } from '../src/issue-credential-to-wallet.js';
 import { DEMO_VCT } from '../src/development/demo-constants.js';
@@ -8,6 +8,7 @@ import { decodeSdJwtPresentation, sha256Base64Url } from './support/decode-prese
 import { ALICE, jwtVcQuery, queryOf, sdJwtQuery } from './support/queries.js';
 import type { ClientIdPrefix, ResponseMode } from './support/start-test-verifier.js';
 import { createWalletFixture, type WalletFixture } from './support/wallet-fixture.js';
+import { switchInsecureUrlsOff } from './support/insecure-urls.js';
 
 const PREFIXES: ClientIdPrefix[] = ['x509_san_dns', 'x509_hash', 'decentralized_identifier'];
 const MODES: ResponseMode[] = ['direct_post', 'direct_post.jwt'];
@@ -215,10 +216,7 @@ describe('wallet answers a standards verifier', () => {
   });
 
   it('switches the libraries’ insecure-URL setting back off after answering a loopback verifier', async () => {
-    // Process-wide, and test files share a process: start from off whatever an earlier file left, and give it back.
-    const found = getGlobalConfig();
-    setGlobalConfig({ ...found, allowInsecureUrls: false });
-    onTestFinished(() => setGlobalConfig(found));
+    onTestFinished(switchInsecureUrlsOff());
     const session = await fixture.verifier.createSession({
       prefix: 'x509_hash',
       responseMode: 'direct_post',

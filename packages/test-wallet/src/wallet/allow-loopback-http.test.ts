@@ -1,16 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { getGlobalConfig, setGlobalConfig } from '@openid4vc/utils';
+import { getGlobalConfig } from '@openid4vc/utils';
+import { switchInsecureUrlsOff } from '../../test/support/insecure-urls.js';
 import { withLoopbackHttp } from './allow-loopback-http.js';
 
 describe('withLoopbackHttp', () => {
-  // The switch is process-wide and test files share a process: an app registered earlier (oid4vci-issuer with a
-  // loopback issuer) may have left it on. Each test starts from off and gives back what it found.
-  let found: ReturnType<typeof getGlobalConfig>;
-  beforeEach(() => {
-    found = getGlobalConfig();
-    setGlobalConfig({ ...found, allowInsecureUrls: false });
-  });
-  afterEach(() => setGlobalConfig(found));
+  let restore: () => void;
+  beforeEach(() => (restore = switchInsecureUrlsOff()));
+  afterEach(() => restore());
 
   it('turns the switch on only while the work runs, also when calls overlap', async () => {
     let release!: () => void;
