@@ -17,6 +17,13 @@ export const StatusListsConfigSchema = Type.Object(
     maxLength: Type.Integer({ minimum: 1, maximum: 100_000_000, default: 10_000_000 }),
     /** `ttl` of the Status List Token and Cache-Control max-age of the publication (Token Status List §5.1). */
     ttlSeconds: Type.Integer({ minimum: 1, default: 300 }),
+    /**
+     * How long a replica answers reads of a list from the signed form it holds before it looks at the list again
+     * (issue 16 §4: lazy re-signing, debounced): a status change is published within this time, and never later
+     * than the list's ttl. Each replica then reads a list's version at most once and signs it at most once per
+     * interval, however many reads and changes arrive. 0: every read looks (a change is visible to the next read).
+     */
+    publicationRefreshSeconds: Type.Number({ minimum: 0, maximum: 3600, default: 1 }),
     /** Lifetime (exp - iat) of each signed list; it is signed again after half of it. */
     validitySeconds: Type.Integer({ minimum: 60, default: 86_400 }),
     /**

@@ -32,7 +32,13 @@ export function statusListServices(platform: Platform, config: StatusListsConfig
       platform,
       config,
       clock: platform.clock,
-      publisher: new ListPublisher({ db: platform.db, keys: platform.keys, clock: platform.clock, uriOf }),
+      publisher: new ListPublisher({
+        db: platform.db,
+        keys: platform.keys,
+        clock: platform.clock,
+        uriOf,
+        refreshMs: config.publicationRefreshSeconds * 1000,
+      }),
       allocator: new EntryAllocator({
         db: platform.db,
         clock: platform.clock,

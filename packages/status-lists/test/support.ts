@@ -22,11 +22,21 @@ export const TENANT = 'demo';
 export const OTHER_HOST = 'other.test.example';
 export const OTHER_BASE_URL = 'http://other.test.example';
 
-/** The configuration of the tests: lists may be as short as 8 entries (roll-over and the bad-input table). */
+/**
+ * The configuration of the tests: lists may be as short as 8 entries (roll-over and the bad-input table), and
+ * every read of a publication looks for changes (publicationRefreshSeconds 0), so that a test sees a change on its
+ * next read; publication-refresh.test.ts covers the default, debounced publication.
+ */
 export function testConfig(over: Record<string, unknown> = {}): StatusListsConfig {
   return loadConfig(StatusListsConfigSchema, {
     env: {},
-    overrides: { publicBaseUrl: BASE_URL, tenantPublicBaseUrls: { other: OTHER_BASE_URL }, minLength: 8, ...over },
+    overrides: {
+      publicBaseUrl: BASE_URL,
+      tenantPublicBaseUrls: { other: OTHER_BASE_URL },
+      minLength: 8,
+      publicationRefreshSeconds: 0,
+      ...over,
+    },
   });
 }
 

@@ -41,7 +41,12 @@ const { platform } = await startBenchPlatform({
     auth: { issuers: [{ issuer: issuer.issuer, jwksUri: issuer.jwksUri, audience: issuer.audience }] },
   },
 });
-const config = loadConfig(StatusListsConfigSchema, { env: {}, overrides: {} });
+// The defaults, except under publish-load, whose loop must sign the 10M-entry list after each change, back to back
+// (the debounce would sign it once a second).
+const config = loadConfig(StatusListsConfigSchema, {
+  env: {},
+  overrides: mode === 'publish-load' ? { publicationRefreshSeconds: 0 } : {},
+});
 const app = await createRoleApp(platform, { role: 'status-lists', title: 'bench', family: 'oauth' });
 await registerStatusListsRoutes(app, platform, { config });
 await app.ready();

@@ -15,10 +15,12 @@ import { assembleStatuses, renderList } from './render-list.js';
 /**
  * Publication by lazy re-signing (issue 16 §4; packages/status-lists/README.md): a status change only moves the list's
  * version; the first read that finds the stored signed form older than the list (or past its refresh time, half
- * its validity) signs it again. Re-signing is debounced per list and process: concurrent reads share one signing,
- * and changes made while it runs are gathered by the next one. Every replica reads the shared stored form, so a
- * change is visible at every replica's endpoint on the next read, and to caches within the list's ttl
- * (Cache-Control max-age).
+ * its validity) signs it again. Re-signing is debounced per list and process: a replica answers from the signed
+ * form it holds for `refreshMs` after it signed it or found it current (never longer than the list's ttl), so it
+ * looks at a list at most once per interval and signs it at most once, however many reads and changes arrive;
+ * concurrent reads share one signing, and changes made while it runs are gathered by the next one. Every replica
+ * reads the shared stored form, so a change is visible at every replica's endpoint within `refreshMs`, and to
+ * caches within the list's ttl (Cache-Control max-age).
  */
 export interface Publication {
   listId: string;
@@ -33,8 +35,15 @@ export interface Publication {
 
 const MEMO_LIMIT = 64;
 
+/** A signed form this process holds: when it is to be signed again, and when it was last known current. */
+interface Held {
+  publication: Publication;
+  refreshAt: number;
+  checkedAt: number;
+}
+
 export class ListPublisher {
-  private readonly memo = new Map<string, Publication>();
+  private readonly memo = new Map<string, Held>();
   private readonly inflight = new Map<string, Promise<Publication>>();
   /**
    * Concurrent reads of a tenant's lists share one statement for the lists' heads. A read that arrives while such a
@@ -49,6 +58,8 @@ export class ListPublisher {
       keys: KeyManager;
       clock: Clock;
       uriOf: (tenantId: string, listId: string) => string;
+      /** Milliseconds a held signed form is answered without a look at the list (0: every read looks). */
+      refreshMs: number;
     },
   ) {
     this.heads = new TenantBatcher(
@@ -63,22 +74,32 @@ export class ListPublisher {
   /** The current signed form of the list, signing it again when it is outdated. */
   async current(tenantId: string, listId: string): Promise<Publication> {
     const { db, clock } = this.deps;
+    const key = `${tenantId}\n${listId}`;
+    const now = clock.now().getTime();
+    const held = this.memo.get(key);
+    if (held && now < held.refreshAt && now - held.checkedAt < this.freshFor(held.publication)) return held.publication;
     const head = await this.heads.load(tenantId, listId);
     if (!head) throw listNotFound();
-    const key = `${tenantId}\n${listId}`;
     const published = head.published;
-    if (published && published.version === head.version && published.refreshAt > clock.now()) {
-      const memo = this.memo.get(key);
-      if (memo && memo.etag === published.etag) return memo;
+    if (published && published.version === head.version && published.refreshAt.getTime() > now) {
+      if (held && held.publication.etag === published.etag) {
+        held.checkedAt = now;
+        return held.publication;
+      }
       const stored = await db.withTenantSession(tenantId, (sql) => getPublication(sql, listId));
       if (stored && stored.etag === published.etag) {
-        return this.remember(key, toPublication(stored, head.type, head.ttlSeconds));
+        return this.remember(key, toPublication(stored, head.type, head.ttlSeconds), stored.refreshAt, now);
       }
     }
     let signed = await this.signOnce(key, tenantId, listId);
     // A signing that started before the change this read saw does not hold it: one more.
     if (BigInt(signed.version) < BigInt(head.version)) signed = await this.signOnce(key, tenantId, listId);
     return signed;
+  }
+
+  /** How long a held form is answered without a look: the configured interval, never past the list's ttl. */
+  private freshFor(publication: Publication): number {
+    return Math.min(this.deps.refreshMs, publication.ttlSeconds * 1000);
   }
 
   private signOnce(key: string, tenantId: string, listId: string): Promise<Publication> {
@@ -92,6 +113,8 @@ export class ListPublisher {
 
   private async sign(tenantId: string, listId: string): Promise<Publication> {
     const { db, keys, clock } = this.deps;
+    // What is signed is at least as new as this moment: the held form counts as current from here.
+    const checkedAt = clock.now().getTime();
     // The version is read before the statuses, each statement with a snapshot of its own (read committed): what is
     // signed is at least as new as the version it is labelled. No transaction is needed for that, so none is
     // opened (two round trips fewer per signing).
@@ -111,13 +134,18 @@ export class ListPublisher {
     );
     const stored = publicationRecord(list, rendered, now);
     await db.withTenantSession(tenantId, (sql) => putPublication(sql, stored));
-    return this.remember(`${tenantId}\n${listId}`, toPublication(stored, list.type, list.ttlSeconds));
+    return this.remember(
+      `${tenantId}\n${listId}`,
+      toPublication(stored, list.type, list.ttlSeconds),
+      stored.refreshAt,
+      checkedAt,
+    );
   }
 
-  private remember(key: string, publication: Publication): Publication {
+  private remember(key: string, publication: Publication, refreshAt: Date, checkedAt: number): Publication {
     this.memo.delete(key);
     if (this.memo.size >= MEMO_LIMIT) this.memo.delete(this.memo.keys().next().value!);
-    this.memo.set(key, publication);
+    this.memo.set(key, { publication, refreshAt: refreshAt.getTime(), checkedAt });
     return publication;
   }
 }
