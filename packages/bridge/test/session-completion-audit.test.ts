@@ -63,14 +63,17 @@ describe.each(DATABASE_KINDS)('session completion and its audit events (%s)', (k
     return { sessionId, wallet };
   }
 
-  const staged = async () =>
-    (
+  /** Still staged once the chaining this process queued has ended (commands answer before it). */
+  const staged = async () => {
+    await bed.t.platform.audit.settled();
+    return (
       await bed.t.platform.db.withTenant('demo', (sql) =>
         sql.query<{ type: string; session_id: string | null }>(
           `SELECT event->>'type' AS type, event->'businessIds'->>'sessionId' AS session_id FROM audit_pending`,
         ),
       )
     ).rows;
+  };
 
   it('answers a committed completion whose events cannot be chained yet; the recovery chains them', async () => {
     const { sessionId } = await matchableSession('complete-atomic-1');

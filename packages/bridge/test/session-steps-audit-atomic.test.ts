@@ -101,12 +101,15 @@ describe.each(DATABASE_KINDS)('session steps and their audit events in one commi
       .filter((e) => e.businessIds.sessionId === sessionId)
       .map((e) => (e.commandId ? `${e.type}:${e.commandId}:${e.result}` : `${e.type}:${e.result}`));
 
-  const staged = async () =>
-    (
+  /** Still staged once the chaining this process queued has ended (commands answer before it). */
+  const staged = async () => {
+    await bed.t.platform.audit.settled();
+    return (
       await bed.t.platform.db.withTenant('demo', (sql) =>
         sql.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'),
       )
     ).rows[0]!.n;
+  };
 
   const createRaw = () =>
     b.app.inject({

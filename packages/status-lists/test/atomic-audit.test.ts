@@ -21,7 +21,11 @@ describe.each(DATABASE_KINDS)('status-list entry writes and their audit events (
 
   const query = async <R>(text: string, params: unknown[] = []) =>
     (await bed.t.platform.db.withTenant(TENANT, (sql) => sql.query<R>(text, params))).rows;
-  const staged = async () => (await query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'))[0]!.n;
+  /** Still staged once the chaining this process queued has ended (commands answer before it). */
+  const staged = async () => {
+    await bed.t.platform.audit.settled();
+    return (await query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'))[0]!.n;
+  };
   const events = async (commandId: string) =>
     (await bed.t.platform.audit.query({ tenantId: TENANT, commandId, limit: 1000 })).events;
   /** The lists of a series and their entries: counters, versions and chunk bytes. */

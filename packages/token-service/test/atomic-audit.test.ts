@@ -33,8 +33,11 @@ describe.each(DATABASE_KINDS)('token endpoint writes and their audit events (%s)
     );
   }
 
-  const count = async (text: string, params: unknown[] = []) =>
-    (await h.platform.db.withTenant('demo', (sql) => sql.query<{ n: number }>(text, params))).rows[0]!.n;
+  /** After the audit chaining this process queued (commands answer before it). */
+  const count = async (text: string, params: unknown[] = []) => {
+    await h.platform.audit.settled();
+    return (await h.platform.db.withTenant('demo', (sql) => sql.query<{ n: number }>(text, params))).rows[0]!.n;
+  };
   const staged = () => count('SELECT count(*)::int AS n FROM audit_pending');
   const events = (commandId: string, result: string) =>
     count('SELECT count(*)::int AS n FROM audit_events WHERE command_id = $1 AND result = $2', [commandId, result]);

@@ -34,12 +34,15 @@ describe.each(DATABASE_KINDS)('auxiliary data and its audit events in one commit
     (await bed.platform.audit.query({ tenantId: 'demo', commandId, limit: 1000 })).events
       .filter((e) => e.businessIds.internalIdentityId === id)
       .map((e) => e.result);
-  const staged = async () =>
-    (
+  /** Still staged once the chaining this process queued has ended (commands answer before it). */
+  const staged = async () => {
+    await bed.platform.audit.settled();
+    return (
       await bed.platform.db.withTenant('demo', (sql) =>
         sql.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'),
       )
     ).rows[0]!.n;
+  };
 
   it('PUT: a refused event stores nothing, and leaves a stored record as it was', async () => {
     const id = await bed.createIdentity({ service_id: unique('aux-atomic'), email: 'aux@demo.example' });

@@ -78,6 +78,7 @@ describe.each(DATABASE_KINDS)('erasure and its audit event in one commit (%s)', 
         (e) => e.businessIds.internalIdentityId === identityId,
       );
     expect(await erasures()).toHaveLength(0);
+    await bed.platform.audit.settled();
     const staged = await bed.platform.db.withTenant('demo', (sql) =>
       sql.query<{ type: string; command: string }>(
         `SELECT event->>'type' AS type, event->>'commandId' AS command FROM audit_pending`,
@@ -114,12 +115,14 @@ describe.each(DATABASE_KINDS)('erasure and its audit event in one commit (%s)', 
     const token = await bed.ourToken('recon-full');
     const identityId = await bed.createIdentity({ service_id: 'S-erase-fails', email: 'fails@demo.example' });
     const grantId = await grantOf(identityId);
-    const pending = async () =>
-      (
+    const pending = async () => {
+      await bed.platform.audit.settled();
+      return (
         await bed.platform.db.withTenant('demo', (sql) =>
           sql.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'),
         )
       ).rows[0]!.n;
+    };
     const before = await pending();
     // The identity store's erase fails inside the unit of work: the deletions before it, and the token service's
     // revocation of the identity's grant, roll back with the events.

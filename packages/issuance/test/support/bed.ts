@@ -152,10 +152,13 @@ export async function startIssuanceBed(
     issuer,
     masterKey,
     tokens,
-    superuser: (text, params = []) =>
-      (main.t.platform.db as unknown as MigrationTarget).migrationSession(
+    // After the audit chaining this process queued (commands answer before it): tests read audit tables here.
+    superuser: async (text, params = []) => {
+      await main.t.platform.audit.settled();
+      return (main.t.platform.db as unknown as MigrationTarget).migrationSession(
         async (sql) => (await sql.query(text, params)).rows as Record<string, unknown>[],
-      ),
+      );
+    },
     async replica() {
       const r = await startReplica(kind, issuer, masterKey, () => held.tokens!, config, main.t.databaseUrl);
       replicas.push(r);

@@ -26,6 +26,11 @@ interface TenantQueue {
   flush: Promise<void> | null;
   /** The chain head as this process last wrote it (null: unknown, read it under a lock). */
   head: { seq: number; hash: string } | null;
+  /** Events enqueued, and events whose batch has ended (written or failed), since the queue was made. */
+  enqueued: number;
+  ended: number;
+  /** Readers waiting until `ended` reaches `target` (settled()). */
+  barriers: { target: number; resolve: () => void }[];
 }
 
 /**
@@ -57,8 +62,13 @@ export class AuditAppender {
   enqueue(event: PendingAuditEvent, staged: boolean): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let queue = this.queues.get(event.tenantId);
-      if (!queue) this.queues.set(event.tenantId, (queue = { waiting: [], flush: null, head: null }));
+      if (!queue)
+        this.queues.set(
+          event.tenantId,
+          (queue = { waiting: [], flush: null, head: null, enqueued: 0, ended: 0, barriers: [] }),
+        );
       queue.waiting.push({ event, staged, resolve, reject });
+      queue.enqueued++;
       if (!queue.flush) queue.flush = this.drain(event.tenantId, queue);
     });
   }
@@ -70,6 +80,19 @@ export class AuditAppender {
       if (running.length === 0) return;
       await Promise.all(running);
     }
+  }
+
+  /**
+   * Resolves once every event this process had enqueued when it was called, for the tenant or for all, has had its
+   * batch written or failed; events enqueued later are not waited for, so a reader is not held up by a steady load.
+   * What a read of the audit waits for first: the command bus answers once an event is staged and chains it after.
+   */
+  settled(tenantId?: string): Promise<void> {
+    const queues = tenantId === undefined ? [...this.queues.values()] : [this.queues.get(tenantId)];
+    const pending = queues
+      .filter((q): q is TenantQueue => q !== undefined && q.ended < q.enqueued)
+      .map((q) => new Promise<void>((resolve) => q.barriers.push({ target: q.enqueued, resolve })));
+    return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
   }
 
   /** The head this process knew is behind (another writer chained onto it): the next flush reads it under the lock. */
@@ -107,10 +130,12 @@ export class AuditAppender {
       this.options.metrics.auditAppends.inc({ result: 'failure' }, batch.length);
       this.options.logger.error({ err: error, tenant_id: tenantId, events: batch.length }, 'audit append failed');
       for (const w of batch) w.reject(error);
+      ended(queue, batch.length);
       return;
     }
     this.options.metrics.auditAppends.inc({ result: 'success' }, batch.length);
     for (const w of batch) w.resolve();
+    ended(queue, batch.length);
     await this.options.checkpoints.writeDue(tenantId, written);
   }
 
@@ -166,5 +191,17 @@ export class AuditAppender {
     if (!row || row.moved !== 1) return null;
     if (row.appended !== chained.length) throw new Error('the audit batch was not written whole');
     return chained;
+  }
+}
+
+/** A batch of `count` events has ended: the readers waiting for it may go on. */
+function ended(queue: TenantQueue, count: number): void {
+  queue.ended += count;
+  if (queue.barriers.length === 0) return;
+  const waiting = queue.barriers;
+  queue.barriers = [];
+  for (const barrier of waiting) {
+    if (barrier.target <= queue.ended) barrier.resolve();
+    else queue.barriers.push(barrier);
   }
 }

@@ -135,6 +135,7 @@ describe.each(DATABASE_KINDS)('AuditStore (%s)', (kind) => {
         'known-head',
         'batching',
         'gated',
+        'settle',
         'odd',
         'failing',
         'cli-ok',
@@ -226,6 +227,30 @@ describe.each(DATABASE_KINDS)('AuditStore (%s)', (kind) => {
     await Promise.all([first, ...more]);
     expect(gated.tenantUnits).toBe(2);
     expect((await chain('gated')).map((e) => e.seq)).toEqual(Array.from({ length: 31 }, (_, i) => i + 1));
+  });
+
+  it('lets a read wait for the events queued before it (settled), not for those queued after', async () => {
+    const gated = new CountingDatabase(t.db);
+    const held = newStore({ db: gated.asDatabase() });
+    gated.close();
+    const order: string[] = [];
+    const first = held.append(input('settle', 0)).then(() => order.push('first'));
+    // The first flush is in flight, held at the gate.
+    await Promise.resolve();
+    await Promise.resolve();
+    const read = held.query({ tenantId: 'settle', limit: 10 });
+    const settled = held.settled('settle').then(() => order.push('settled'));
+    const later = held.append(input('settle', 1)).then(() => order.push('later'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual([]);
+    gated.release();
+    await Promise.all([first, settled, later]);
+    // The barrier ended with the batch it waited for; the event queued after it travelled in the next one.
+    expect(order).toEqual(['first', 'settled', 'later']);
+    expect((await read).events.map((e) => e.seq)).toContain(1);
+    // Nothing queued: nothing to wait for.
+    await held.settled();
+    await held.settled('nobody');
   });
 
   it('chains later batches onto the head it wrote last in one statement, and takes the lock when another replica moved it', async () => {

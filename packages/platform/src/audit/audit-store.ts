@@ -88,6 +88,15 @@ export class AuditStore implements AuditLog, AuditStaging {
     return this.appender.whenIdle();
   }
 
+  /**
+   * Waits until the events this process had queued when called (for the tenant, or all) are chained or their
+   * batch failed (AuditAppender.settled): what a read of the audit waits for, since commands answer once their
+   * event is staged and it is chained after.
+   */
+  settled(tenantId?: string): Promise<void> {
+    return this.appender.settled(tenantId);
+  }
+
   /** Signs the current head of a tenant's chain now (also when automatic checkpoints are off); null for an empty chain. */
   checkpoint(tenantId: string): Promise<AuditCheckpoint | null> {
     return this.checkpoints.checkpoint(tenantId);
@@ -109,12 +118,14 @@ export class AuditStore implements AuditLog, AuditStaging {
   }
 
   /** Events ordered by (occurred_at, tenant_id, seq), one keyset page at a time (platform administrators). */
-  query(filter: AuditQuery): Promise<AuditPage> {
+  async query(filter: AuditQuery): Promise<AuditPage> {
+    await this.settled(filter.tenantId);
     return queryAuditEvents(this.options.db, filter);
   }
 
   /** Recomputes a tenant's chain and checks its head and checkpoints (audit-verify.ts). */
-  verify(tenantId: string): Promise<AuditVerifyResult> {
+  async verify(tenantId: string): Promise<AuditVerifyResult> {
+    await this.settled(tenantId);
     return verifyAuditChain({ db: this.options.db, keys: this.options.keys, batchEvents: this.verifyBatch }, tenantId);
   }
 }

@@ -11,6 +11,8 @@ import type { Command, CommandContext, ExecutionContext, JoinedUnit } from './co
 /** Where a logger comes from when one is needed: a child logger is made per request only when something logs. */
 type LogSource = Pick<ExecutionContext, 'log'>;
 
+const DONE: Promise<void> = Promise.resolve();
+
 /**
  * Runs commands: policy first (action = command id), then the command, then one audit event and the metrics.
  * An allowed decision is recorded in the execution's own audit event (details.policy); a denial writes an
@@ -18,10 +20,12 @@ type LogSource = Pick<ExecutionContext, 'log'>;
  *
  * A command that writes does so through `unitOfWork` (or stages its event in its batched statement through
  * `auditIntent`): its change and its audit event commit together (issue 13 §7). Once they have, the command's
- * answer stands: chaining the staged event is attempted before answering, and when the database is lost meanwhile
- * the event stays staged, durable, for the recovery job (AuditStore.recoverPending), and the caller still gets its
- * result; answering an error there would have a client retry a change that was made (a refresh token rotated,
- * whose retry would then look like a reuse).
+ * answer stands and is given at once: the staged event, durable already, is queued for chaining (group commit,
+ * AuditAppender) and not waited for. A read of the audit first waits for what its process has queued
+ * (AuditStore.settled); when the database is lost before the chaining, the event stays staged for the recovery job
+ * (AuditStore.recoverPending). Answering an error there would have a client retry a change that was made (a
+ * refresh token rotated, whose retry would then look like a reuse); waiting for the chaining cost each write a
+ * round trip of latency and kept the group commit's batches small (docs/decisions.md).
  */
 export class CommandBus {
   constructor(
@@ -179,7 +183,7 @@ export class CommandBus {
       // The change and its staged event have committed: the answer stands whatever happens to the chaining.
       if (failure !== undefined && !isAppError(failure))
         runCtx.log.error({ err: failure }, 'command failed after its unit of work committed');
-      await this.chainStaged(event(result, output, failure), runCtx);
+      this.chainStaged(event(result, output, failure), runCtx);
     } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
@@ -189,13 +193,15 @@ export class CommandBus {
     if (failure !== undefined) throw failure;
     return output as O;
   }
-  /** `logs`: its logger is made on first use (ExecutionContext.log), and only a failure here uses it. */
-  private async chainStaged(event: AuditEventInput, logs: LogSource): Promise<void> {
-    try {
-      await this.deps.audit.append(event, { staged: true });
-    } catch (error) {
+  /**
+   * Queues a staged event for chaining and returns without waiting (the class comment): the event is durable
+   * already. `logs`: its logger is made on first use (ExecutionContext.log), and only a failure here uses it.
+   */
+  private chainStaged(event: AuditEventInput, logs: LogSource): Promise<void> {
+    this.deps.audit.append(event, { staged: true }).catch((error: unknown) => {
       logs.log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
-    }
+    });
+    return DONE;
   }
 
   /**
