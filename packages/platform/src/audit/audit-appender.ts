@@ -95,6 +95,12 @@ export class AuditAppender {
     return pending.length === 0 ? Promise.resolve() : Promise.all(pending).then(() => undefined);
   }
 
+  /** Events of the tenant enqueued whose batch has not ended yet. */
+  backlog(tenantId: string): number {
+    const queue = this.queues.get(tenantId);
+    return queue ? queue.enqueued - queue.ended : 0;
+  }
+
   /** The head this process knew is behind (another writer chained onto it): the next flush reads it under the lock. */
   forgetHead(tenantId: string): void {
     const queue = this.queues.get(tenantId);

@@ -51,4 +51,6 @@ export interface AuditEvent {
 export interface AuditLog {
   /** Resolves once the event is durable (the caller may then acknowledge its request). */
   append(event: AuditEventInput, options?: AppendOptions): Promise<void>;
+  /** Events of the tenant this process has queued and not yet written (or failed), if the log queues them. */
+  backlog?(tenantId: string): number;
 }

@@ -97,6 +97,11 @@ export class AuditStore implements AuditLog, AuditStaging {
     return this.appender.settled(tenantId);
   }
 
+  /** Events of the tenant queued in this process and not yet chained (or failed). */
+  backlog(tenantId: string): number {
+    return this.appender.backlog(tenantId);
+  }
+
   /** Signs the current head of a tenant's chain now (also when automatic checkpoints are off); null for an empty chain. */
   checkpoint(tenantId: string): Promise<AuditCheckpoint | null> {
     return this.checkpoints.checkpoint(tenantId);

@@ -36,8 +36,17 @@ export class CommandBus {
       db?: Database;
       metrics: Metrics;
       redactCommands?: readonly string[];
+      /**
+       * Backpressure: when more of a tenant's events than this wait in this process for chaining (a database slower
+       * than the writes), a write waits for its own chaining again before it answers (default 10,000).
+       */
+      maxUnchainedEvents?: number;
     },
-  ) {}
+  ) {
+    this.maxUnchained = deps.maxUnchainedEvents ?? 10_000;
+  }
+
+  private readonly maxUnchained: number;
 
   async execute<I, O>(command: Command<I, O>, ctx: CommandContext, input: I): Promise<O> {
     const started = performance.now();
@@ -183,7 +192,7 @@ export class CommandBus {
       // The change and its staged event have committed: the answer stands whatever happens to the chaining.
       if (failure !== undefined && !isAppError(failure))
         runCtx.log.error({ err: failure }, 'command failed after its unit of work committed');
-      this.chainStaged(event(result, output, failure), runCtx);
+      await this.chainStaged(event(result, output, failure), runCtx);
     } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
@@ -194,14 +203,17 @@ export class CommandBus {
     return output as O;
   }
   /**
-   * Queues a staged event for chaining and returns without waiting (the class comment): the event is durable
-   * already. `logs`: its logger is made on first use (ExecutionContext.log), and only a failure here uses it.
+   * Queues a staged event for chaining and returns without waiting for it (the class comment): the event is durable
+   * already. Only past `maxUnchainedEvents` of the tenant waiting in this process does the returned promise wait
+   * for the chaining, so that the queue cannot outgrow the database. `logs`: its logger is made on first use
+   * (ExecutionContext.log), and only a failure here uses it.
    */
   private chainStaged(event: AuditEventInput, logs: LogSource): Promise<void> {
-    this.deps.audit.append(event, { staged: true }).catch((error: unknown) => {
+    const audit = this.deps.audit;
+    const chained = audit.append(event, { staged: true }).catch((error: unknown) => {
       logs.log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
     });
-    return DONE;
+    return audit.backlog && audit.backlog(event.tenantId) > this.maxUnchained ? chained : DONE;
   }
 
   /**

@@ -77,14 +77,18 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
         sql.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_destinations WHERE id = $1', [id]),
       )
     ).rows[0]!.n;
-  const staged = async (tenantId: string) =>
-    (await t.db.withTenant(tenantId, (sql) => sql.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending')))
-      .rows[0]!.n;
+  /** Still staged once the chaining this process queued has ended (the bus answers before it). */
+  const staged = async (tenantId: string) => {
+    await audit.settled(tenantId);
+    return (
+      await t.db.withTenant(tenantId, (sql) => sql.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_pending'))
+    ).rows[0]!.n;
+  };
   const events = async (tenantId: string) => (await audit.query({ tenantId, limit: 500 })).events;
 
   beforeAll(async () => {
     t = await openTestDatabase(kind);
-    await seedTenants(t.db, 'uow-a', 'uow-b', 'uow-c', 'uow-d', 'uow-e');
+    await seedTenants(t.db, 'uow-a', 'uow-b', 'uow-c', 'uow-d', 'uow-e', 'uow-f');
     clock = new ManualClock(new Date('2026-11-26T12:00:00Z'));
     const metrics = new Metrics({ collectDefault: false });
     const keys = new SoftwareKeyManager({ db: t.db, masterKey: Buffer.alloc(32, 7), metrics, clock });
@@ -136,6 +140,8 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
     try {
       // Before: the unit committed, the audit append failed, and the command answered 503 for a change it made.
       await expect(bus.execute(createThing, ctx('uow-c'), { id })).resolves.toEqual({ id });
+      // The answer came before the chaining, which is attempted (and fails) while the database is still cut.
+      await audit.settled('uow-c');
     } finally {
       auditDb.cut(false);
     }
@@ -200,5 +206,58 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
     expect(chain.filter((e) => e.result === 'failure')).toHaveLength(ids.filter((_, n) => n % 7 === 0).length);
     expect(await staged('uow-e')).toBe(0);
     expect(await audit.verify('uow-e')).toMatchObject({ ok: true, events: 65 });
+  });
+  it('answers before the chaining, and waits for it again once more events than allowed wait (backpressure)', async () => {
+    // The audit store of this bus writes through a gate that holds its statements until opened.
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const held = new Proxy(t.db, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop === 'withTenant' || prop === 'withTenantSession') {
+          const real = value as (...args: unknown[]) => Promise<unknown>;
+          return async (...args: unknown[]) => {
+            await gate;
+            return real.apply(target, args);
+          };
+        }
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const metrics = new Metrics({ collectDefault: false });
+    const keys = new SoftwareKeyManager({ db: t.db, masterKey: Buffer.alloc(32, 7), metrics, clock });
+    const gatedAudit = new AuditStore({
+      db: held,
+      keys,
+      metrics,
+      clock,
+      logger,
+      signing: { enabled: false, checkpointEveryEvents: 100 },
+    });
+    const small = new CommandBus({
+      policy: new RolePolicy({ tenantAdminRole: 'tenant-admin', platformAdminRole: 'platform-admin' }),
+      audit: gatedAudit,
+      db: t.db,
+      metrics,
+      maxUnchainedEvents: 2,
+    });
+    try {
+      // Two writes answer while their events wait at the gate.
+      for (let n = 0; n < 2; n++)
+        await expect(small.execute(createThing, ctx('uow-f'), { id: randomUUID() })).resolves.toBeDefined();
+      expect(gatedAudit.backlog('uow-f')).toBe(2);
+      // The third finds three waiting: it answers only once its event is chained.
+      let answered = false;
+      const third = small.execute(createThing, ctx('uow-f'), { id: randomUUID() }).then(() => (answered = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(answered).toBe(false);
+      open();
+      await third;
+      expect(gatedAudit.backlog('uow-f')).toBe(0);
+      expect((await gatedAudit.query({ tenantId: 'uow-f', limit: 10 })).events).toHaveLength(3);
+    } finally {
+      open();
+      await gatedAudit.close();
+    }
   });
 });
