@@ -19,17 +19,32 @@ import { defineCommand, type CommandContext } from './command.js';
  * between the two the command still answers its result and the recovery chains the event later.
  */
 
-/** The database as the audit store sees it: cut on demand (the command's own unit of work still runs). */
-function cuttable(db: Database): { db: Database; cut(on: boolean): void } {
+/**
+ * The database as the audit store sees it: cut on demand, or held until released (the command's own unit of work
+ * still runs).
+ */
+function cuttable(db: Database): { db: Database; cut(on: boolean): void; hold(): () => void } {
   let down = false;
+  let gate: Promise<void> | null = null;
   const refuse = () => Promise.reject(new AppError('service_unavailable', 'The database is unreachable.'));
   return {
     cut: (on) => void (down = on),
+    hold() {
+      let release: () => void = () => undefined;
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = null;
+        release();
+      };
+    },
     db: new Proxy(db, {
       get(target, prop, receiver) {
         if (prop === 'withTenant' || prop === 'withTenantSession' || prop === 'withPlatform') {
           const real = Reflect.get(target, prop, receiver) as (...args: unknown[]) => Promise<unknown>;
-          return (...args: unknown[]) => (down ? refuse() : real.apply(target, args));
+          return async (...args: unknown[]) => {
+            if (gate) await gate;
+            return down ? refuse() : real.apply(target, args);
+          };
         }
         const value = Reflect.get(target, prop, receiver);
         return typeof value === 'function' ? value.bind(target) : value;
@@ -46,6 +61,19 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
   let audit: AuditStore;
   let auditDb: ReturnType<typeof cuttable>;
   let bus: CommandBus;
+  let keys: SoftwareKeyManager;
+  let metrics: Metrics;
+
+  const newBus = (audit: AuditStore, maxUnchainedEvents?: number) =>
+    new CommandBus({
+      policy: new RolePolicy({ tenantAdminRole: 'tenant-admin', platformAdminRole: 'platform-admin' }),
+      audit,
+      db: t.db,
+      metrics,
+      ...(maxUnchainedEvents === undefined ? {} : { maxUnchainedEvents }),
+    });
+  const newAudit = (db: Database) =>
+    new AuditStore({ db, keys, metrics, clock, logger, signing: { enabled: false, checkpointEveryEvents: 100 } });
 
   const ctx = (tenantId: string): CommandContext => ({
     tenantId,
@@ -90,23 +118,11 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
     t = await openTestDatabase(kind);
     await seedTenants(t.db, 'uow-a', 'uow-b', 'uow-c', 'uow-d', 'uow-e', 'uow-f');
     clock = new ManualClock(new Date('2026-11-26T12:00:00Z'));
-    const metrics = new Metrics({ collectDefault: false });
-    const keys = new SoftwareKeyManager({ db: t.db, masterKey: Buffer.alloc(32, 7), metrics, clock });
+    metrics = new Metrics({ collectDefault: false });
+    keys = new SoftwareKeyManager({ db: t.db, masterKey: Buffer.alloc(32, 7), metrics, clock });
     auditDb = cuttable(t.db);
-    audit = new AuditStore({
-      db: auditDb.db,
-      keys,
-      metrics,
-      clock,
-      logger,
-      signing: { enabled: false, checkpointEveryEvents: 100 },
-    });
-    bus = new CommandBus({
-      policy: new RolePolicy({ tenantAdminRole: 'tenant-admin', platformAdminRole: 'platform-admin' }),
-      audit,
-      db: t.db,
-      metrics,
-    });
+    audit = newAudit(auditDb.db);
+    bus = newBus(audit);
   });
   afterAll(async () => {
     await audit?.close();
@@ -209,38 +225,10 @@ describe.each(DATABASE_KINDS)('command units of work and their audit events (%s)
   });
   it('answers before the chaining, and waits for it again once more events than allowed wait (backpressure)', async () => {
     // The audit store of this bus writes through a gate that holds its statements until opened.
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const held = new Proxy(t.db, {
-      get(target, prop, receiver) {
-        const value = Reflect.get(target, prop, receiver) as unknown;
-        if (prop === 'withTenant' || prop === 'withTenantSession') {
-          const real = value as (...args: unknown[]) => Promise<unknown>;
-          return async (...args: unknown[]) => {
-            await gate;
-            return real.apply(target, args);
-          };
-        }
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const metrics = new Metrics({ collectDefault: false });
-    const keys = new SoftwareKeyManager({ db: t.db, masterKey: Buffer.alloc(32, 7), metrics, clock });
-    const gatedAudit = new AuditStore({
-      db: held,
-      keys,
-      metrics,
-      clock,
-      logger,
-      signing: { enabled: false, checkpointEveryEvents: 100 },
-    });
-    const small = new CommandBus({
-      policy: new RolePolicy({ tenantAdminRole: 'tenant-admin', platformAdminRole: 'platform-admin' }),
-      audit: gatedAudit,
-      db: t.db,
-      metrics,
-      maxUnchainedEvents: 2,
-    });
+    const gated = cuttable(t.db);
+    const open = gated.hold();
+    const gatedAudit = newAudit(gated.db);
+    const small = newBus(gatedAudit, 2);
     try {
       // Two writes answer while their events wait at the gate.
       for (let n = 0; n < 2; n++)

@@ -105,13 +105,13 @@ export class ListPublisher {
   private signOnce(key: string, tenantId: string, listId: string): Promise<Publication> {
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.sign(tenantId, listId).finally(() => this.inflight.delete(key));
+      pending = this.sign(key, tenantId, listId).finally(() => this.inflight.delete(key));
       this.inflight.set(key, pending);
     }
     return pending;
   }
 
-  private async sign(tenantId: string, listId: string): Promise<Publication> {
+  private async sign(key: string, tenantId: string, listId: string): Promise<Publication> {
     const { db, keys, clock } = this.deps;
     // What is signed is at least as new as this moment: the held form counts as current from here.
     const checkedAt = clock.now().getTime();
@@ -134,12 +134,7 @@ export class ListPublisher {
     );
     const stored = publicationRecord(list, rendered, now);
     await db.withTenantSession(tenantId, (sql) => putPublication(sql, stored));
-    return this.remember(
-      `${tenantId}\n${listId}`,
-      toPublication(stored, list.type, list.ttlSeconds),
-      stored.refreshAt,
-      checkedAt,
-    );
+    return this.remember(key, toPublication(stored, list.type, list.ttlSeconds), stored.refreshAt, checkedAt);
   }
 
   private remember(key: string, publication: Publication, refreshAt: Date, checkedAt: number): Publication {
