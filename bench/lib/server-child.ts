@@ -1,3 +1,5 @@
+import { setupClient, type SetupClient } from './setup-client.js';
+
 /**
  * The child side of an `http` scenario: a server script under bench/servers/ calls `logDestinationPath()` for its
  * log output and `announceListening(url)` once it accepts connections; the harness waits for that line.
@@ -73,10 +75,23 @@ export async function serveUntilSignal(
   app: { listen(options: { host: string; port: number }): Promise<string>; close(): Promise<unknown> },
   ...closers: Array<() => Promise<unknown>>
 ): Promise<void> {
+  await serveAfterSetup(app, async () => {}, ...closers);
+}
+
+/**
+ * serveUntilSignal with a setup between listening and announcing: `setup` seeds what the scenario needs through the
+ * server's own socket (setup-client.ts says why not `app.inject`), and the harness learns the URL once it is done.
+ */
+export async function serveAfterSetup(
+  app: { listen(options: { host: string; port: number }): Promise<string>; close(): Promise<unknown> },
+  setup: (client: SetupClient) => Promise<void>,
+  ...closers: Array<() => Promise<unknown>>
+): Promise<void> {
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
   closeOnSignal(async () => {
     await app.close();
     for (const close of closers) await close();
   });
+  await setup(setupClient(address));
   await announceListening(address);
 }

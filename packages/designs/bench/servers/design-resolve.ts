@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { createRoleApp, platformMigrations } from '@tessera/platform';
 import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
 import { Value } from 'typebox/value';
-import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
+import { serveAfterSetup } from '../../../../bench/lib/server-child.js';
+import type { SetupClient } from '../../../../bench/lib/setup-client.js';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 import { DesignsConfigSchema, designsMigrations, registerDesignsRoutes, type DesignsConfig } from '../../src/index.js';
 import { benchVct, resolveRequestBody } from '../resolve-request.js';
@@ -62,68 +63,72 @@ const CLAIMS = [
   ['valid_until', 'Valid until', 'Gültig bis', "Valable jusqu'au"],
 ] as const;
 
-const bodies: string[] = [];
-for (let i = 0; i < DESIGNS; i++) {
-  const vct = benchVct(i);
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/v1/designs/credentials',
-    headers: authorized(admin),
-    payload: {
-      bindings: [{ key: 'VCT', value: vct }],
-      alias: `Student card ${i}`,
-      hostingMode: 'LOCAL',
-      displays: [
-        { locale: 'en', name: 'Student card', description: 'Proof of enrolment' },
-        {
-          locale: 'de',
-          name: 'Studierendenausweis',
-          description: 'Nachweis der Immatrikulation',
-          textColor: '#FFFFFF',
-        },
-        { locale: 'fr', name: 'Carte étudiante', description: "Preuve d'inscription" },
-      ],
-      claims: CLAIMS.map(([name, en, de, fr], order) => ({
-        path: [{ kind: 'Property', name }],
-        labels: label(en, de, fr),
-        mandatory: order < 2,
-        order: order + 1,
-        valueKind: name.includes('date') || name === 'valid_until' ? 'DATE' : 'STRING',
-        widgetHint: name.includes('date') || name === 'valid_until' ? 'DATE' : 'TEXT',
-      })),
-    },
-  });
-  if (created.statusCode !== 201) throw new Error(`seeding failed: ${created.statusCode} ${created.body}`);
-  await app.inject({
-    method: 'POST',
-    url: '/api/v1/designs/render/variants',
-    headers: authorized(admin),
-    payload: {
-      designId: created.json().id,
-      renderTarget: 'SIMPLE_CARD',
-      name: 'Card',
-      locales: [],
-      priority: 0,
-      claimPaths: ['given_name', 'family_name', 'student_id'],
-    },
-  });
-  bodies.push(resolveRequestBody(vct));
+/** The designs and the resolve bodies, seeded through the server's own socket (bench/lib/setup-client.ts). */
+async function seed(request: SetupClient): Promise<void> {
+  const bodies: string[] = [];
+  for (let i = 0; i < DESIGNS; i++) {
+    const vct = benchVct(i);
+    const created = await request({
+      method: 'POST',
+      url: '/api/v1/designs/credentials',
+      headers: authorized(admin),
+      payload: {
+        bindings: [{ key: 'VCT', value: vct }],
+        alias: `Student card ${i}`,
+        hostingMode: 'LOCAL',
+        displays: [
+          { locale: 'en', name: 'Student card', description: 'Proof of enrolment' },
+          {
+            locale: 'de',
+            name: 'Studierendenausweis',
+            description: 'Nachweis der Immatrikulation',
+            textColor: '#FFFFFF',
+          },
+          { locale: 'fr', name: 'Carte étudiante', description: "Preuve d'inscription" },
+        ],
+        claims: CLAIMS.map(([name, en, de, fr], order) => ({
+          path: [{ kind: 'Property', name }],
+          labels: label(en, de, fr),
+          mandatory: order < 2,
+          order: order + 1,
+          valueKind: name.includes('date') || name === 'valid_until' ? 'DATE' : 'STRING',
+          widgetHint: name.includes('date') || name === 'valid_until' ? 'DATE' : 'TEXT',
+        })),
+      },
+    });
+    if (created.statusCode !== 201) throw new Error(`seeding failed: ${created.statusCode} ${created.body}`);
+    await request({
+      method: 'POST',
+      url: '/api/v1/designs/render/variants',
+      headers: authorized(admin),
+      payload: {
+        designId: created.json().id,
+        renderTarget: 'SIMPLE_CARD',
+        name: 'Card',
+        locales: [],
+        priority: 0,
+        claimPaths: ['given_name', 'family_name', 'student_id'],
+      },
+    });
+    bodies.push(resolveRequestBody(vct));
+  }
+  const etags: string[] = [];
+  for (const body of bodies) {
+    const res = await request({
+      method: 'POST',
+      url: '/api/v1/designs/credentials/resolve',
+      headers: authorized(reader),
+      payload: body,
+    });
+    if (res.statusCode !== 200) throw new Error(`resolve failed: ${res.statusCode} ${res.body}`);
+    etags.push(String(res.headers.etag));
+  }
+  await writeFile(join(dataDir, 'resolve.json'), JSON.stringify({ token: reader, bodies, etags }));
 }
-const etags: string[] = [];
-for (const body of bodies) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/v1/designs/credentials/resolve',
-    headers: authorized(reader),
-    payload: body,
-  });
-  if (res.statusCode !== 200) throw new Error(`resolve failed: ${res.statusCode} ${res.body}`);
-  etags.push(String(res.headers.etag));
-}
-await writeFile(join(dataDir, 'resolve.json'), JSON.stringify({ token: reader, bodies, etags }));
 
-await serveUntilSignal(
+await serveAfterSetup(
   app,
+  seed,
   () => platform.close(),
   () => issuer.close(),
   () => database.drop(),

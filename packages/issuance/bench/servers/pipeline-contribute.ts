@@ -4,7 +4,8 @@ import pg from 'pg';
 import { createRoleApp, platformMigrations, withSymmetricKeysMigration } from '@tessera/platform';
 import { createPostgresTestDatabase, startTestIssuer } from '@tessera/platform/testing';
 import { Value } from 'typebox/value';
-import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
+import { serveAfterSetup } from '../../../../bench/lib/server-child.js';
+import type { SetupClient } from '../../../../bench/lib/setup-client.js';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 import {
   IssuanceConfigSchema,
@@ -40,39 +41,43 @@ await app.ready();
 
 const admin = await issuer.sign({ sub: 'bench-admin', roles: ['tenant-admin'] }, { expiresInSeconds: 86_400 });
 const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };
-const sessions: string[] = [];
-for (let i = 0; i < SESSIONS; i++) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/api/oid4vci/v1/backend/sessions',
-    headers,
-    payload: {
-      ttl_seconds: 86_400,
-      pipeline_configuration: {
-        pipelineId: 'bench',
-        invocationBindings: [{ connectorId: 'registry', phase: 'OID4VCI_START', required: false }],
-        claimsBindings: [
-          {
-            credentialConfigurationId: 'pid',
-            claims: [{ attributePath: 'person.given_name' }, { attributePath: 'person.family_name' }],
-          },
-        ],
+/** The sessions, seeded through the server's own socket (bench/lib/setup-client.ts), then the statistics. */
+async function seed(request: SetupClient): Promise<void> {
+  const sessions: string[] = [];
+  for (let i = 0; i < SESSIONS; i++) {
+    const res = await request({
+      method: 'POST',
+      url: '/api/oid4vci/v1/backend/sessions',
+      headers,
+      payload: {
+        ttl_seconds: 86_400,
+        pipeline_configuration: {
+          pipelineId: 'bench',
+          invocationBindings: [{ connectorId: 'registry', phase: 'OID4VCI_START', required: false }],
+          claimsBindings: [
+            {
+              credentialConfigurationId: 'pid',
+              claims: [{ attributePath: 'person.given_name' }, { attributePath: 'person.family_name' }],
+            },
+          ],
+        },
       },
-    },
-  });
-  if (res.statusCode !== 200) throw new Error(`seeding failed: ${res.statusCode} ${res.body}`);
-  sessions.push(res.json().correlation_id as string);
+    });
+    if (res.statusCode !== 200) throw new Error(`seeding failed: ${res.statusCode} ${res.body}`);
+    sessions.push(res.json().correlation_id as string);
+  }
+  // Statistics, as a database in service has them (autovacuum): without them the planner of a just-seeded table may
+  // find a session by its expiry index and filter every live session instead of using the primary key.
+  const owner = new pg.Client({ connectionString: database.url });
+  await owner.connect();
+  await owner.query('ANALYZE issuance_sessions, issuance_session_attributes');
+  await owner.end();
+  await writeFile(join(dataDir, 'contribute.json'), JSON.stringify({ token: admin, sessions }));
 }
-// Statistics, as a database in service has them (autovacuum): without them the planner of a just-seeded table may
-// find a session by its expiry index and filter every live session instead of using the primary key.
-const owner = new pg.Client({ connectionString: database.url });
-await owner.connect();
-await owner.query('ANALYZE issuance_sessions, issuance_session_attributes');
-await owner.end();
-await writeFile(join(dataDir, 'contribute.json'), JSON.stringify({ token: admin, sessions }));
 
-await serveUntilSignal(
+await serveAfterSetup(
   app,
+  seed,
   () => platform.close(),
   () => issuer.close(),
   () => database.drop(),

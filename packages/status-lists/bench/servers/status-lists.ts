@@ -4,7 +4,8 @@ import { createRoleApp, loadConfig, platformMigrations } from '@tessera/platform
 import { startTestIssuer } from '@tessera/platform/testing';
 import { benchDataDir, startBenchPlatform } from '../../../../bench/lib/bench-platform.js';
 import { replicaDatabase, replicaRole, sharedAcrossReplicas } from '../../../../bench/lib/replica.js';
-import { serveUntilSignal } from '../../../../bench/lib/server-child.js';
+import { serveAfterSetup } from '../../../../bench/lib/server-child.js';
+import type { SetupClient } from '../../../../bench/lib/setup-client.js';
 import { registerStatusListsRoutes, StatusListsConfigSchema, statusListsMigrations } from '../../src/index.js';
 import { TEN_MILLION, tenMillionChunks } from '../ten-million-list.js';
 
@@ -57,70 +58,72 @@ const token = await ownIssuer?.sign(
   },
 );
 const headers = { authorization: `Bearer ${token}` };
-const create = async (statusList: Record<string, unknown>) => {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/vc/status-lists',
-    headers,
-    payload: { statusList: { issuer: config.publicBaseUrl, proofFormat: 'jwt', ...statusList } },
-  });
-  if (response.statusCode !== 200) throw new Error(`create: ${response.statusCode} ${response.body}`);
-};
-const allocate = async (listId: string): Promise<number> => {
-  const response = await app.inject({ method: 'POST', url: `/vc/status-lists/${listId}/entries`, headers });
-  if (response.statusCode !== 201) throw new Error(`allocate: ${response.statusCode} ${response.body}`);
-  return (response.json() as { index: number }).index;
-};
-
-let indexes: number[] = [];
 let stopLoop = false;
 let loop: Promise<void> = Promise.resolve();
-if (replica.index > 0) {
-  // The lists, the token and the indexes are replica 0's.
-} else if (mode === 'allocate') {
-  await create({ type: 'OAuthStatusList', id: 'bench-allocate', length: TEN_MILLION });
-} else if (mode === 'update' || mode === 'read') {
-  await create({
-    type: 'OAuthStatusList',
-    id: 'bench-update',
-    statusPurpose: 'suspension',
-    oauthStatusList: { bitsPerStatus: 2 },
-  });
-  // Allocated concurrently (gathered into few statements): the start-up is not what is measured.
-  indexes = await Promise.all(Array.from({ length: 1000 }, () => allocate('bench-update')));
-} else if (mode === 'publish-load') {
-  await create({ type: 'OAuthStatusList', id: 'bench-10m', length: TEN_MILLION });
-  // 1% revoked, written as storage holds it.
-  await platform.db.withTenant('demo', async (sql) => {
-    for (const chunk of tenMillionChunks()) {
-      await sql.query(`INSERT INTO status_list_chunks (list_id, chunk_no, bytes) VALUES ('bench-10m', $1, $2)`, [
-        chunk.chunkNo,
-        Buffer.from(chunk.bytes),
-      ]);
-    }
-    await sql.query(`UPDATE status_lists SET version = version + 1 WHERE list_id = 'bench-10m'`);
-  });
-  loop = (async () => {
-    while (!stopLoop) {
-      const index = await allocate('bench-10m');
-      await app.inject({
-        method: 'PUT',
-        url: `/vc/status-lists/bench-10m/entries/${index}`,
-        headers,
-        payload: { status: 1 },
-      });
-      const published = await app.inject({ method: 'GET', url: '/status-lists/bench-10m' });
-      if (published.statusCode !== 200) throw new Error(`publish: ${published.statusCode}`);
-    }
-  })();
-} else {
-  throw new Error(`unknown BENCH_STATUS_LISTS_MODE ${mode}`);
-}
-if (replica.index === 0) await writeFile(join(dataDir, 'status-lists.json'), JSON.stringify({ token, indexes }));
-indexes = [];
 
-await serveUntilSignal(
+/** What replica 0 seeds through its own socket before the harness learns its URL (bench/lib/setup-client.ts). */
+async function seed(request: SetupClient): Promise<void> {
+  const create = async (statusList: Record<string, unknown>) => {
+    const response = await request({
+      method: 'POST',
+      url: '/vc/status-lists',
+      headers,
+      payload: { statusList: { issuer: config.publicBaseUrl, proofFormat: 'jwt', ...statusList } },
+    });
+    if (response.statusCode !== 200) throw new Error(`create: ${response.statusCode} ${response.body}`);
+  };
+  const allocate = async (listId: string): Promise<number> => {
+    const response = await request({ method: 'POST', url: `/vc/status-lists/${listId}/entries`, headers });
+    if (response.statusCode !== 201) throw new Error(`allocate: ${response.statusCode} ${response.body}`);
+    return (response.json() as { index: number }).index;
+  };
+  let indexes: number[] = [];
+  if (mode === 'allocate') {
+    await create({ type: 'OAuthStatusList', id: 'bench-allocate', length: TEN_MILLION });
+  } else if (mode === 'update' || mode === 'read') {
+    await create({
+      type: 'OAuthStatusList',
+      id: 'bench-update',
+      statusPurpose: 'suspension',
+      oauthStatusList: { bitsPerStatus: 2 },
+    });
+    // Allocated concurrently (gathered into few statements): the start-up is not what is measured.
+    indexes = await Promise.all(Array.from({ length: 1000 }, () => allocate('bench-update')));
+  } else if (mode === 'publish-load') {
+    await create({ type: 'OAuthStatusList', id: 'bench-10m', length: TEN_MILLION });
+    // 1% revoked, written as storage holds it.
+    await platform.db.withTenant('demo', async (sql) => {
+      for (const chunk of tenMillionChunks()) {
+        await sql.query(`INSERT INTO status_list_chunks (list_id, chunk_no, bytes) VALUES ('bench-10m', $1, $2)`, [
+          chunk.chunkNo,
+          Buffer.from(chunk.bytes),
+        ]);
+      }
+      await sql.query(`UPDATE status_lists SET version = version + 1 WHERE list_id = 'bench-10m'`);
+    });
+    loop = (async () => {
+      while (!stopLoop) {
+        const index = await allocate('bench-10m');
+        await request({
+          method: 'PUT',
+          url: `/vc/status-lists/bench-10m/entries/${index}`,
+          headers,
+          payload: { status: 1 },
+        });
+        const published = await request({ method: 'GET', url: '/status-lists/bench-10m' });
+        if (published.statusCode !== 200) throw new Error(`publish: ${published.statusCode}`);
+      }
+    })();
+  } else {
+    throw new Error(`unknown BENCH_STATUS_LISTS_MODE ${mode}`);
+  }
+  await writeFile(join(dataDir, 'status-lists.json'), JSON.stringify({ token, indexes }));
+}
+
+// The lists, the token and the indexes are replica 0's.
+await serveAfterSetup(
   app,
+  replica.index === 0 ? seed : async () => {},
   async () => {
     stopLoop = true;
     await loop;
