@@ -4,7 +4,7 @@ import type { RunOptions } from './types.js';
 export const DEFAULT_DURATION_SECONDS = 10;
 export const DEFAULT_WARMUP_SECONDS = 2;
 export const DEFAULT_CONNECTIONS = 50;
-export const DEFAULT_WINDOWS = 5;
+export const DEFAULT_WINDOWS = 10;
 /** More replicas than this on one machine measure the scheduler, not the servers. */
 export const MAX_REPLICAS = 8;
 
@@ -15,6 +15,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup <seconds>     unmeasured time before each measurement (default ${DEFAULT_WARMUP_SECONDS})
   --windows <n>          split the measured time into n windows; the rate and the CPU per
                          operation are the windows' medians (default ${DEFAULT_WINDOWS})
+  --separately           read goals against their references' own rows, measured before the
+                         scenario, instead of measuring them in turn with it (one window each
+                         per round, --windows rounds; the default)
   --connections <n>      concurrent connections of every http scenario
                          (default: the scenario's own, else ${DEFAULT_CONNECTIONS})
   --json <path>          result file (default bench/results/<timestamp>.json);
@@ -71,6 +74,7 @@ export function parseCli(argv: string[]): Command {
         pin: { type: 'boolean', default: false },
         replicas: { type: 'string' },
         windows: { type: 'string' },
+        separately: { type: 'boolean', default: false },
         list: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -112,6 +116,7 @@ export function parseCli(argv: string[]): Command {
       cpuProfDir: v['cpu-prof'] ?? null,
       replicas: replicaCount(v.replicas),
       windows: positive('--windows', v.windows, DEFAULT_WINDOWS, { integer: true, allowZero: false }),
+      interleave: !(v.separately ?? false),
     },
   };
 }

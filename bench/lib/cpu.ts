@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { LatencyHistogram, latencyOf } from './histogram.js';
 import type { Measurement } from './types.js';
-import { measureInWindows } from './windows.js';
 
 const isPromise = (value: unknown): value is Promise<void> =>
   value !== undefined && typeof (value as Promise<void>).then === 'function';
@@ -37,7 +36,7 @@ export async function runCpuLoop(
   else await Promise.all(Array.from({ length: concurrency }, () => loop(true)));
   const cpu = process.cpuUsage(cpuBefore);
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  // The histogram may be shared with earlier windows (measureCpu): this window's calls are those it added.
+  // The histogram may be shared with earlier windows (the harness's measureTargets): this window's calls are those it added.
   const calls = histogram.count - count;
   const elapsedSeconds = (now - started) / 1000;
   return {
@@ -50,19 +49,4 @@ export async function runCpuLoop(
     errors: 0,
     non2xx: 0,
   };
-}
-
-/**
- * Warm-up (discarded, lets the JIT and any caches settle) then the measurement: `windows` consecutive loops that
- * share the time and one latency histogram, combined by combineWindows (bench/lib/windows.ts).
- */
-export async function measureCpu(
-  fn: () => void | Promise<void>,
-  options: { durationSeconds: number; warmupSeconds: number; concurrency?: number; windows?: number },
-): Promise<Measurement> {
-  const concurrency = options.concurrency ?? 1;
-  if (options.warmupSeconds > 0) await runCpuLoop(fn, options.warmupSeconds, concurrency);
-  return measureInWindows(options.windows ?? 1, options.durationSeconds, (seconds, histogram) =>
-    runCpuLoop(fn, seconds, concurrency, histogram),
-  );
 }

@@ -12,6 +12,8 @@ import {
   buildReport,
   computeRatio,
   evaluate,
+  formatInterleaved,
+  interleavedRatio,
   formatAlerts,
   formatTable,
   measurementProblem,
@@ -22,7 +24,7 @@ import { parseReadyLine, READY_PREFIX } from './server-child.js';
 import { childEnv } from './http.js';
 import { connectionsFor, replicasFor, runScenarios } from './harness.js';
 import { formatConfirmations, stricterMeasurement } from './confirm.js';
-import { measureCpu, runCpuLoop } from './cpu.js';
+import { runCpuLoop } from './cpu.js';
 import { combineWindows, median } from './windows.js';
 import { parseProcStatTicks } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
@@ -67,6 +69,7 @@ const options: RunOptions = {
   cpuProfDir: null,
   replicas: 1,
   windows: 1,
+  interleave: false,
 };
 
 describe('parseCli', () => {
@@ -83,10 +86,11 @@ describe('parseCli', () => {
         cpuProfDir: null,
         replicas: 1,
         windows: DEFAULT_WINDOWS,
+        interleave: true,
       },
     });
     expect(DEFAULT_DURATION_SECONDS).toBe(10);
-    expect(DEFAULT_WINDOWS).toBe(5);
+    expect(DEFAULT_WINDOWS).toBe(10);
     expect(DEFAULT_CONNECTIONS).toBe(50);
   });
 
@@ -105,6 +109,7 @@ describe('parseCli', () => {
       '--pin',
       '--cpu-prof',
       '/tmp/p',
+      '--separately',
     ]);
     expect(command).toEqual({
       kind: 'run',
@@ -118,6 +123,7 @@ describe('parseCli', () => {
         cpuProfDir: '/tmp/p',
         replicas: 1,
         windows: DEFAULT_WINDOWS,
+        interleave: false,
       },
     });
   });
@@ -783,14 +789,14 @@ describe('measurement windows', () => {
     expect(median([4, 1, 3, 2])).toBe(2.5);
   });
 
-  it('measureCpu runs each window and counts every call once', async () => {
+  it('the harness runs each window of a cpu scenario and counts every call once', async () => {
     let calls = 0;
-    const m = await measureCpu(
-      () => {
-        calls++;
-      },
-      { durationSeconds: 0.06, warmupSeconds: 0, windows: 3 },
+    const [row] = await runScenarios(
+      [cpu('count', { setup: async () => ({ fn: () => void calls++, teardown: async () => {} }) })],
+      { ...options, durationSeconds: 0.06, warmupSeconds: 0, windows: 3 },
+      () => {},
     );
+    const m = row!.measurement!;
     expect(m.windows).toHaveLength(3);
     expect(m.total).toBe(calls);
     expect(m.windows!.every((w) => w.perSecond > 0)).toBe(true);
@@ -828,6 +834,111 @@ describe('CPU profile summary', () => {
     expect(hook).toMatchObject({ self: 1, total: 4, selfShare: 0.25, totalShare: 1 });
     expect(s.packages[0]).toMatchObject({ name: '@pinojs/redact', self: 3, total: 3 });
     expect(formatProfile(s, 5)).toContain('75.0% self   75.0% total  @pinojs/redact');
+  });
+});
+
+describe('goals read in turn with their references', () => {
+  const windowed = (cpuUsPerOp: number[]): Measurement =>
+    measurement(1000, 1, 2, {
+      cpuUsPerOp: median(cpuUsPerOp),
+      windows: cpuUsPerOp.map((c) => ({ perSecond: 1e6 / c, cpuUsPerOp: c })),
+    });
+
+  it('takes the median of the rounds’ ratios, which a slow spell moving both sides leaves alone', () => {
+    // The host slows down in rounds 2 and 4 (both sides four times slower); in round 5 only the scenario is slow.
+    const work = windowed([20, 80, 20, 80, 80]);
+    const base = windowed([10, 40, 10, 40, 10]);
+    expect(interleavedRatio(work, base, true)!.perCore).toBe(0.5);
+    expect(interleavedRatio(work, base, true)!.throughput).toBe(0.5);
+    // The medians taken apart compare a slow scenario with a quick baseline.
+    expect(computeRatio(work, base, true)!.perCore).toBe(0.125);
+    // Windows that do not pair up give the plain ratio.
+    expect(interleavedRatio(work, windowed([10, 40]), true)).toEqual(computeRatio(work, windowed([10, 40]), true));
+  });
+
+  it('judges a goal on the reference measured beside the scenario, not on the reference’s own row', () => {
+    const base = evaluate(cpu('base'), { measurement: windowed([10, 10, 10]) }, null);
+    const work = cpu('work', { baseline: 'base', goal: { minRatio: 0.4, basis: 'per-core', text: 'x' } });
+    const beside = windowed([40, 40, 40]);
+    const row = evaluate(work, { measurement: windowed([80, 80, 80]), interleaved: { base: beside } }, base);
+    expect(row.status).toBe('PASS');
+    expect(row.goals[0]).toMatchObject({ interleaved: true, value: 0.5 });
+    expect(row.ratio!.perCore).toBe(0.5);
+    expect(row.interleaved).toEqual({ base: beside });
+    // Read separately, the same figures miss.
+    expect(evaluate(work, { measurement: windowed([80, 80, 80]) }, base)).toMatchObject({
+      status: 'MISS',
+      goals: [{ interleaved: false, value: 0.125 }],
+    });
+    expect(formatInterleaved([base, row], 3)).toEqual([
+      'work: in turn with base 40.0 us/op (ratios: medians of 3 rounds)',
+    ]);
+  });
+
+  it('sets the references up beside the scenario, measures them in turn and tears everything down', async () => {
+    const events: string[] = [];
+    const traced = (name: string, extra: Partial<Scenario> = {}): Scenario =>
+      cpu(name, {
+        async setup() {
+          events.push(`setup ${name}`);
+          return {
+            fn: () => void events.push(`call ${name}`),
+            teardown: async () => void events.push(`teardown ${name}`),
+          };
+        },
+        ...extra,
+      });
+    const lines: string[] = [];
+    const rows = await runScenarios(
+      [
+        traced('base', { confirm: true }),
+        traced('floor'),
+        traced('work', {
+          baseline: 'base',
+          goal: [
+            { minRatio: 0.000001, basis: 'per-core', text: 'any' },
+            { minRatio: 0.000001, against: 'floor', text: 'any' },
+          ],
+        }),
+      ],
+      { ...options, durationSeconds: 0.06, warmupSeconds: 0, windows: 3, interleave: true },
+      (l) => lines.push(l),
+    );
+    const setups = events.filter((e) => !e.startsWith('call'));
+    expect(setups).toEqual([
+      'setup base',
+      'teardown base',
+      'setup floor',
+      'teardown floor',
+      'setup work',
+      'setup base',
+      'setup floor',
+      'teardown floor',
+      'teardown base',
+      'teardown work',
+    ]);
+    // Within the work's measurement, the three take turns: work, base, floor, work, ...
+    const during = events.slice(events.lastIndexOf('setup floor') + 1, events.lastIndexOf('teardown floor'));
+    const turns = during.filter((e, k) => e !== during[k - 1]);
+    expect(turns).toEqual([
+      'call work',
+      'call base',
+      'call floor',
+      'call work',
+      'call base',
+      'call floor',
+      'call work',
+      'call base',
+      'call floor',
+    ]);
+    expect(lines[2]).toMatch(/^\[3\/3\] work: .*, in turn with base, floor$/);
+    const row = rows.find((r) => r.name === 'work')!;
+    expect(Object.keys(row.interleaved!)).toEqual(['base', 'floor']);
+    expect(row.interleaved!.base!.windows).toHaveLength(3);
+    expect(row.goals.map((g) => g.interleaved)).toEqual([true, true]);
+    expect(row.status).toBe('PASS');
+    // Nothing reads the baseline's own row for a goal, so it is not measured a second time.
+    expect(rows.find((r) => r.name === 'base')!.confirmation).toBeUndefined();
   });
 });
 

@@ -1,7 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { measureHttp, runHttpLoad } from './http.js';
+import { runScenarios } from './harness.js';
+import { runHttpLoad } from './http.js';
+import type { RunOptions, Scenario } from './types.js';
+
+const RUN: RunOptions = {
+  durationSeconds: 1,
+  warmupSeconds: 0,
+  connections: 2,
+  only: null,
+  jsonPath: null,
+  pin: false,
+  cpuProfDir: null,
+  replicas: 1,
+  windows: 1,
+  interleave: false,
+};
 
 /** A scenario may name the status its responses should have (a conditional request's 304). */
 describe('runHttpLoad: the expected status', () => {
@@ -29,14 +44,14 @@ describe('runHttpLoad: the expected status', () => {
   });
 
   it('measures in windows: each window counted once, the latencies of all of them together', async () => {
-    const m = await measureHttp({
-      url,
-      connections: 2,
-      durationSeconds: 1.5,
-      warmupSeconds: 0,
-      windows: 3,
-      expectedStatus: 304,
-    });
+    const scenario: Scenario = {
+      name: 'not-modified',
+      description: 'a 304',
+      kind: 'http',
+      setup: async () => ({ url, expectedStatus: 304, teardown: async () => {} }),
+    };
+    const [row] = await runScenarios([scenario], { ...RUN, durationSeconds: 1.5, windows: 3 }, () => {});
+    const m = row!.measurement!;
     expect(m.windows).toHaveLength(3);
     expect(m.total).toBeGreaterThan(0);
     expect(m.non2xx).toBe(0);

@@ -7,7 +7,6 @@ import { LatencyHistogram, latencyOf } from './histogram.js';
 import { parseReadyLine } from './server-child.js';
 import { processCpuSeconds } from './proc.js';
 import type { Measurement } from './types.js';
-import { measureInWindows } from './windows.js';
 
 /**
  * How long a server child may take to announce its URL. Start-up migrates an embedded database and compiles the
@@ -186,17 +185,4 @@ export async function runHttpLoad(options: HttpLoadOptions, histogram = new Late
         }
       : {}),
   };
-}
-
-/**
- * Warm-up (discarded) then the measurement, against the same target: `windows` consecutive runs that share the
- * time and one latency histogram, combined by combineWindows (bench/lib/windows.ts).
- */
-export async function measureHttp(
-  options: HttpLoadOptions & { warmupSeconds: number; windows?: number },
-): Promise<Measurement> {
-  if (options.warmupSeconds > 0) await runHttpLoad({ ...options, durationSeconds: options.warmupSeconds });
-  return measureInWindows(options.windows ?? 1, options.durationSeconds, (seconds, histogram) =>
-    runHttpLoad({ ...options, durationSeconds: seconds }, histogram),
-  );
 }

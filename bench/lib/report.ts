@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { goalReference, goalsOf } from './plan.js';
+import { median } from './windows.js';
 import type {
   GoalResult,
   Measurement,
@@ -43,8 +44,47 @@ export function computeRatio(
   };
 }
 
+/**
+ * The ratios of a scenario to a reference measured in turn with it (bench/README.md, "Goals read in turn"): per round, the ratio of the
+ * two windows measured seconds apart; the throughput and per-core ratios are the medians of the rounds'. The p99
+ * ratio is over the whole measurements. Without windows on both sides (one window), the plain ratio.
+ */
+export function interleavedRatio(
+  m: Measurement,
+  reference: Measurement,
+  sameKind: boolean,
+): { throughput: number; perCore: number | null; p99: number | null } | null {
+  const plain = computeRatio(m, reference, sameKind);
+  const [mine, theirs] = [m.windows ?? [], reference.windows ?? []];
+  if (!plain || mine.length < 2 || mine.length !== theirs.length) return plain;
+  const rounds = mine.map((w, i) => computeRatio({ ...m, ...w }, { ...reference, ...theirs[i]! }, false));
+  if (rounds.some((r) => r === null)) return plain;
+  const perCore = rounds.map((r) => r!.perCore);
+  return {
+    throughput: median(rounds.map((r) => r!.throughput)),
+    perCore: perCore.every((c) => c !== null) ? median(perCore as number[]) : null,
+    p99: plain.p99,
+  };
+}
+
 /** Finds the row of a scenario measured earlier in the run (the references of goals), or null. */
 export type RowLookup = (name: string) => ScenarioResult | null;
+
+/**
+ * The ratios to a reference: to its measurement taken in turn with the scenario when there is one (a usable one:
+ * the reference's own row has figures too), else to its own row.
+ */
+function ratioTo(
+  scenario: Scenario,
+  measurement: Measurement,
+  reference: ScenarioResult | null,
+  interleaved: Measurement | undefined,
+): ScenarioResult['ratio'] {
+  if (!reference?.measurement || reference.error) return null;
+  const sameKind = reference.kind === scenario.kind;
+  if (interleaved && !measurementProblem(interleaved)) return interleavedRatio(measurement, interleaved, sameKind);
+  return computeRatio(measurement, reference.measurement, sameKind);
+}
 
 /** One goal judged against the row of the scenario it names (or the baseline's row). */
 function judgeGoal(
@@ -52,11 +92,20 @@ function judgeGoal(
   goal: ScenarioGoal,
   measurement: Measurement,
   reference: ScenarioResult | null,
+  interleaved: Measurement | undefined,
 ): GoalResult {
   const against = goalReference(scenario, goal)!;
-  const result: GoalResult = { ...goal, against, ratio: null, value: null, p99Ms: null, met: null, error: null };
-  const base = reference?.measurement && !reference.error ? reference.measurement : null;
-  const ratio = base ? computeRatio(measurement, base, reference!.kind === scenario.kind) : null;
+  const result: GoalResult = {
+    ...goal,
+    against,
+    ratio: null,
+    value: null,
+    p99Ms: null,
+    met: null,
+    error: null,
+    interleaved: interleaved !== undefined,
+  };
+  const ratio = ratioTo(scenario, measurement, reference, interleaved);
   result.ratio = ratio;
   if (!ratio) {
     result.error = `${against === scenario.baseline ? 'baseline' : 'goal reference'} "${against}" has no usable figures`;
@@ -82,7 +131,7 @@ function judgeGoal(
  */
 export function evaluate(
   scenario: Scenario,
-  outcome: { measurement: Measurement } | { error: string },
+  outcome: { measurement: Measurement; interleaved?: Record<string, Measurement> } | { error: string },
   baseline: ScenarioResult | null,
   lookup: RowLookup = () => null,
 ): ScenarioResult {
@@ -105,14 +154,16 @@ export function evaluate(
     row.status = 'ERROR';
     return row;
   }
+  const interleaved = 'interleaved' in outcome ? outcome.interleaved : undefined;
+  if (interleaved) row.interleaved = interleaved;
   if (scenario.baseline) {
-    const base = baseline?.measurement && !baseline.error ? baseline.measurement : null;
-    row.ratio = base ? computeRatio(row.measurement!, base, baseline!.kind === scenario.kind) : null;
+    row.ratio = ratioTo(scenario, row.measurement!, baseline, interleaved?.[scenario.baseline]);
   }
   if (goals.length === 0) return row;
   row.goals = goals.map((goal) => {
     const against = goalReference(scenario, goal)!;
-    return judgeGoal(scenario, goal, row.measurement!, against === scenario.baseline ? baseline : lookup(against));
+    const reference = against === scenario.baseline ? baseline : lookup(against);
+    return judgeGoal(scenario, goal, row.measurement!, reference, interleaved?.[against]);
   });
   row.goal = { ...goals[0]!, met: row.goals[0]!.met };
   const unjudged = row.goals.find((g) => g.error);
@@ -212,6 +263,21 @@ export function formatTable(rows: ScenarioResult[]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
 }
 
+/**
+ * One line per row whose goals were read against references measured in turn with it: each reference's CPU per
+ * operation (or rate) in those rounds, which is what the row's ratios compare with.
+ */
+export function formatInterleaved(rows: ScenarioResult[], rounds: number): string[] {
+  return rows
+    .filter((r) => r.interleaved && Object.keys(r.interleaved).length > 0)
+    .map((r) => {
+      const beside = Object.entries(r.interleaved!).map(([name, m]) =>
+        m.cpuUsPerOp === null ? `${name} ${fmtInt(m.perSecond)}/s` : `${name} ${fmtMs(m.cpuUsPerOp)} us/op`,
+      );
+      return `${r.name}: in turn with ${beside.join(', ')} (ratios: medians of ${rounds} rounds)`;
+    });
+}
+
 /** Lines printed under the table for every MISS (one per missed goal) and ERROR, loud enough for a CI log. */
 export function formatAlerts(rows: ScenarioResult[]): string[] {
   const out: string[] = [];
@@ -247,6 +313,7 @@ export function buildReport(options: RunOptions, startedAt: Date, finishedAt: Da
       cpuProfDir: options.cpuProfDir,
       replicas: options.replicas,
       windows: options.windows,
+      interleave: options.interleave,
     },
     environment: {
       node: process.version,

@@ -38,6 +38,11 @@ export interface GoalResult extends ScenarioGoal {
   met: boolean | null;
   /** Why the goal could not be judged (the scenario it is read against has no figures, no CPU figures). */
   error: string | null;
+  /**
+   * The ratio is read against the reference measured in turn with the scenario (`ScenarioResult.interleaved`),
+   * round by round, rather than against the reference's own row.
+   */
+  interleaved: boolean;
 }
 
 /** What a scenario's setup hands the harness: a target for `http`, a function for `cpu`, and how to clean up. */
@@ -168,6 +173,12 @@ export interface ScenarioResult {
    * `measurement` (and so every ratio read against it) is.
    */
   confirmation?: { measurements: Measurement[]; used: number };
+  /**
+   * The references of the goals (and the baseline, when a goal reads it), each measured again beside this scenario:
+   * warmed up with it, then one window each in turn, `--windows` rounds (bench/README.md, "Goals read in turn"). Its goals'
+   * ratios are the medians of the rounds' ratios.
+   */
+  interleaved?: Record<string, Measurement>;
 }
 
 export interface RunOptions {
@@ -185,6 +196,11 @@ export interface RunOptions {
   replicas: number;
   /** `--windows n`: the measured time is split into n windows; rate and CPU per operation are their medians. */
   windows: number;
+  /**
+   * Goals are read against their references measured in turn with the scenario (default; `--separately` turns
+   * it off, and goals read the references' own rows).
+   */
+  interleave: boolean;
 }
 
 export interface RunReport {
@@ -200,6 +216,7 @@ export interface RunReport {
     cpuProfDir: string | null;
     replicas: number;
     windows: number;
+    interleave: boolean;
   };
   environment: { node: string; platform: string; arch: string; cpus: number; cpuModel: string };
   scenarios: ScenarioResult[];

@@ -1,20 +1,4 @@
-import { LatencyHistogram, latencyOf } from './histogram.js';
 import type { Measurement } from './types.js';
-
-/**
- * `count` consecutive windows sharing `durationSeconds` and one latency histogram, each measured by `run`, combined
- * by combineWindows.
- */
-export async function measureInWindows(
-  count: number,
-  durationSeconds: number,
-  run: (seconds: number, histogram: LatencyHistogram) => Promise<Measurement>,
-): Promise<Measurement> {
-  const histogram = new LatencyHistogram();
-  const windows: Measurement[] = [];
-  for (let i = 0; i < count; i++) windows.push(await run(durationSeconds / count, histogram));
-  return combineWindows(windows, latencyOf(histogram));
-}
 
 /**
  * One measurement from several consecutive windows of the same load. The machines this runs on are shared: a burst
