@@ -29,7 +29,8 @@ import { combineWindows, median } from './windows.js';
 import { parseProcStatTicks } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
-import type { Measurement, RunOptions, Scenario, ScenarioResult } from './types.js';
+import { TEST_RUN_OPTIONS } from './run-options.fixture.js';
+import type { Measurement, Scenario, ScenarioResult } from './types.js';
 
 const noSetup = async () => ({ teardown: async () => {} });
 const http = (name: string, extra: Partial<Scenario> = {}): Scenario => ({
@@ -59,18 +60,7 @@ const measurement = (perSecond: number, p50: number, p99: number, extra: Partial
   ...extra,
 });
 
-const options: RunOptions = {
-  durationSeconds: 10,
-  warmupSeconds: 2,
-  connections: null,
-  only: null,
-  jsonPath: null,
-  pin: false,
-  cpuProfDir: null,
-  replicas: 1,
-  windows: 1,
-  interleave: false,
-};
+const options = TEST_RUN_OPTIONS;
 
 describe('parseCli', () => {
   it('defaults: every scenario, 10 s, 2 s warm-up, the scenarios’ own connection counts, the timestamped JSON file', () => {

@@ -3,20 +3,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runScenarios } from './harness.js';
 import { runHttpLoad } from './http.js';
+import { TEST_RUN_OPTIONS } from './run-options.fixture.js';
 import type { RunOptions, Scenario } from './types.js';
 
-const RUN: RunOptions = {
-  durationSeconds: 1,
-  warmupSeconds: 0,
-  connections: 2,
-  only: null,
-  jsonPath: null,
-  pin: false,
-  cpuProfDir: null,
-  replicas: 1,
-  windows: 1,
-  interleave: false,
-};
+const RUN: RunOptions = { ...TEST_RUN_OPTIONS, durationSeconds: 1, warmupSeconds: 0, connections: 2 };
 
 /** A scenario may name the status its responses should have (a conditional request's 304). */
 describe('runHttpLoad: the expected status', () => {
