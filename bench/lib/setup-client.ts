@@ -4,9 +4,10 @@
  *
  * Not `app.inject`: requests injected into the process leave its request path slower for the real requests that
  * follow. Measured 2026-11-27 on the status-lists bench server: after 1,000 injected GETs of a constant route,
- * the same route cost 66 µs of CPU per real request, against 28 µs without them, and every figure of the server
- * carried that (the request path's code specialised on light-my-request's request and response objects, then met
- * the socket's). Seeding over the socket warms it the way production traffic does.
+ * the same route cost 66 µs of CPU per real request in each of three runs, against 26–49 µs in eleven runs
+ * without them (or with the same requests sent over the socket), and every figure of the server carried that.
+ * Why was not established; a likely cause is the request path's code specialised on light-my-request's request
+ * and response objects before it met the socket's. Seeding over the socket warms it as production traffic does.
  */
 export interface SetupRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
