@@ -860,6 +860,11 @@ describe('goals read in turn with their references', () => {
       status: 'MISS',
       goals: [{ interleaved: false, value: 0.125 }],
     });
+    // A reference that failed too often beside the scenario is read on its own row, and the goal says so.
+    const failed = { ...beside, non2xx: beside.total };
+    expect(
+      evaluate(work, { measurement: windowed([80, 80, 80]), interleaved: { base: failed } }, base).goals[0],
+    ).toMatchObject({ interleaved: false, value: 0.125 });
     expect(formatInterleaved([base, row], 3)).toEqual([
       'work: in turn with base 40.0 us/op (ratios: medians of 3 rounds)',
     ]);

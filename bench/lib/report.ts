@@ -71,8 +71,8 @@ export function interleavedRatio(
 export type RowLookup = (name: string) => ScenarioResult | null;
 
 /**
- * The ratios to a reference: to its measurement taken in turn with the scenario when there is one (a usable one:
- * the reference's own row has figures too), else to its own row.
+ * The ratios to a reference: to its measurement taken in turn with the scenario when there is a usable one, else to
+ * its own row (either way, only when that row has figures).
  */
 function ratioTo(
   scenario: Scenario,
@@ -82,7 +82,7 @@ function ratioTo(
 ): ScenarioResult['ratio'] {
   if (!reference?.measurement || reference.error) return null;
   const sameKind = reference.kind === scenario.kind;
-  if (interleaved && !measurementProblem(interleaved)) return interleavedRatio(measurement, interleaved, sameKind);
+  if (interleaved) return interleavedRatio(measurement, interleaved, sameKind);
   return computeRatio(measurement, reference.measurement, sameKind);
 }
 
@@ -154,8 +154,12 @@ export function evaluate(
     row.status = 'ERROR';
     return row;
   }
-  const interleaved = 'interleaved' in outcome ? outcome.interleaved : undefined;
-  if (interleaved) row.interleaved = interleaved;
+  const measuredBeside = 'interleaved' in outcome ? outcome.interleaved : undefined;
+  if (measuredBeside) row.interleaved = measuredBeside;
+  // A reference whose measurement beside the scenario failed too often is read on its own row, and its goal says so.
+  const interleaved = measuredBeside
+    ? Object.fromEntries(Object.entries(measuredBeside).filter(([, m]) => !measurementProblem(m)))
+    : undefined;
   if (scenario.baseline) {
     row.ratio = ratioTo(scenario, row.measurement!, baseline, interleaved?.[scenario.baseline]);
   }
