@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AppError, ManualClock, type AppendOptions, type AuditEventInput } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { ManualClock } from '@tessera/platform';
+import { DATABASE_KINDS, loseAuditChaining } from '@tessera/platform/testing';
 import {
   createTestIssuer,
   createTestWallet,
@@ -78,15 +78,13 @@ describe.each(DATABASE_KINDS)('session completion and its audit events (%s)', (k
   it('answers a committed completion whose events cannot be chained yet; the recovery chains them', async () => {
     const { sessionId } = await matchableSession('complete-atomic-1');
     const audit = bed.t.platform.audit;
-    const append = audit.append.bind(audit);
-    vi.spyOn(audit, 'append').mockImplementation((event: AuditEventInput, options?: AppendOptions) =>
-      options?.staged || event.commandId === 'bridge.sessions.complete'
-        ? Promise.reject(new AppError('service_unavailable', 'The database is unreachable.'))
-        : append(event, options),
+    const chainAgain = loseAuditChaining(
+      audit,
+      (event, staged) => staged || event.commandId === 'bridge.sessions.complete',
     );
     const completed = await calls.complete(sessionId);
     expect(completed.statusCode).toBe(200);
-    vi.restoreAllMocks();
+    chainAgain();
     expect(
       (await staged())
         .filter((r) => r.session_id === sessionId)

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AppError, type AppendOptions, type AuditEventInput } from '@tessera/platform';
-import { DATABASE_KINDS, refuseAuditStaging } from '@tessera/platform/testing';
+import { DATABASE_KINDS, loseAuditChaining, refuseAuditStaging } from '@tessera/platform/testing';
 import { ALLOCATE_STATUS_ENTRY } from '../src/commands/allocate-status-entry.js';
 import { UPDATE_STATUS_ENTRY } from '../src/commands/update-status-entry.js';
 import { allocate, call, createList, startBed, TENANT, type Bed } from './support.js';
@@ -17,7 +16,10 @@ describe.each(DATABASE_KINDS)('status-list entry writes and their audit events (
     bed = await startBed(kind);
   }, 120_000);
   afterAll(async () => bed?.close());
-  afterEach(() => vi.restoreAllMocks());
+  afterEach(() => {
+    chainAgain();
+    vi.restoreAllMocks();
+  });
 
   const query = async <R>(text: string, params: unknown[] = []) =>
     (await bed.t.platform.db.withTenant(TENANT, (sql) => sql.query<R>(text, params))).rows;
@@ -42,14 +44,9 @@ describe.each(DATABASE_KINDS)('status-list entry writes and their audit events (
   const post = (listId: string) => call(bed.app, 'POST', `/vc/status-lists/${listId}/entries`, bed.tokens.admin);
 
   /** Chaining the events of `commandId` fails, as when the database goes away right after the commit. */
+  let chainAgain = () => {};
   function loseChainingOf(commandId: string) {
-    const audit = bed.t.platform.audit;
-    const append = audit.append.bind(audit);
-    vi.spyOn(audit, 'append').mockImplementation((event: AuditEventInput, options?: AppendOptions) =>
-      event.commandId === commandId
-        ? Promise.reject(new AppError('service_unavailable', 'The database is unreachable.'))
-        : append(event, options),
-    );
+    chainAgain = loseAuditChaining(bed.t.platform.audit, (event) => event.commandId === commandId);
   }
 
   it('concurrent allocations across roll-overs and concurrent changes each chain one event; nothing stays staged', async () => {
@@ -132,10 +129,10 @@ describe.each(DATABASE_KINDS)('status-list entry writes and their audit events (
     await createList(bed, 'atomic-d', { length: 16 });
     loseChainingOf(ALLOCATE_STATUS_ENTRY);
     const entry = await allocate(bed, 'atomic-d');
-    vi.restoreAllMocks();
+    chainAgain();
     loseChainingOf(UPDATE_STATUS_ENTRY);
     expect((await put('atomic-d', entry.index, 'revoked')).statusCode).toBe(200);
-    vi.restoreAllMocks();
+    chainAgain();
     expect(await staged()).toBe(2);
     expect(await bed.t.platform.audit.recoverPending(-60)).toBe(2);
     expect(await staged()).toBe(0);

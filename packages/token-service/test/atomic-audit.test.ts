@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AppError, type AppendOptions, type AuditEventInput } from '@tessera/platform';
-import { DATABASE_KINDS } from '@tessera/platform/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS, loseAuditChaining } from '@tessera/platform/testing';
 import { hashToken } from '../src/domain/random.js';
 import { RP_REDIRECT, RP_SECRET, startTokenService, type TokenServiceHarness } from './support/harness.js';
 import { basic, mintCode, postForm } from './support/codes.js';
@@ -20,17 +19,12 @@ describe.each(DATABASE_KINDS)('token endpoint writes and their audit events (%s)
     h = await startTokenService({ kind, upstream: false });
   });
   afterAll(async () => h?.close());
-  afterEach(() => vi.restoreAllMocks());
+  afterEach(() => chainAgain());
 
   /** Chaining the events of `commandId` fails, as when the database goes away right after the unit of work. */
+  let chainAgain = () => {};
   function loseChainingOf(commandId: string) {
-    const audit = h.platform.audit;
-    const append = audit.append.bind(audit);
-    vi.spyOn(audit, 'append').mockImplementation((event: AuditEventInput, options?: AppendOptions) =>
-      event.commandId === commandId
-        ? Promise.reject(new AppError('service_unavailable', 'The database is unreachable.'))
-        : append(event, options),
-    );
+    chainAgain = loseAuditChaining(h.platform.audit, (event) => event.commandId === commandId);
   }
 
   /** After the audit chaining this process queued (commands answer before it). */
@@ -61,7 +55,7 @@ describe.each(DATABASE_KINDS)('token endpoint writes and their audit events (%s)
     // Before: the rotation committed, the audit append failed, the answer was 503, and the retry revoked the grant.
     const rotated = await token({ grant_type: 'refresh_token', refresh_token: refresh });
     expect(rotated.status).toBe(200);
-    vi.restoreAllMocks();
+    chainAgain();
     expect(await staged()).toBeGreaterThan(0);
     const next = await token({ grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string });
     expect(next.status).toBe(200);
@@ -74,11 +68,11 @@ describe.each(DATABASE_KINDS)('token endpoint writes and their audit events (%s)
   it('answers a consumed code and a revocation whose events cannot be chained', async () => {
     loseChainingOf('token-service.token.exchange-authorization-code');
     const refresh = await exchange();
-    vi.restoreAllMocks();
+    chainAgain();
     loseChainingOf('token-service.revocation.revoke');
     const revoked = await postForm(`${h.issuer}/revoke`, { token: refresh, token_type_hint: 'refresh_token' }, auth);
     expect(revoked.status).toBe(200);
-    vi.restoreAllMocks();
+    chainAgain();
     const grant = await count(
       `SELECT count(*)::int AS n FROM oauth_refresh_tokens t JOIN oauth_grants g ON g.id = t.grant_id
         WHERE t.token_hash = $1 AND g.revoked_at IS NOT NULL`,
@@ -108,7 +102,7 @@ describe.each(DATABASE_KINDS)('token endpoint writes and their audit events (%s)
     // The refusal stands even though its event is only staged: the revocation it reports was committed with it.
     expect(reuse.status).toBe(400);
     expect(reuse.body.error).toBe('invalid_grant');
-    vi.restoreAllMocks();
+    chainAgain();
     expect(
       (await token({ grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token as string })).status,
     ).toBe(400);

@@ -11,7 +11,6 @@ import {
   chain,
   lockHead,
 } from './audit-chain.js';
-import { auditEventToRow } from './audit-rows.js';
 
 interface Waiter {
   event: PendingAuditEvent;
@@ -165,10 +164,10 @@ export class AuditAppender {
         if (events.length === 0) return [];
       }
       const chained = chain(head, events);
-      const last = chained[chained.length - 1]!;
-      const moved = await sql.query(INSERT_BATCH, [JSON.stringify(chained.map(auditEventToRow)), last.seq, last.hash]);
+      const last = chained.events[chained.events.length - 1]!;
+      const moved = await sql.query(INSERT_BATCH, [chained.rows, last.seq, last.hash]);
       if (moved.rowCount !== 1) throw new Error('the audit chain head vanished during an append');
-      return chained;
+      return chained.events;
     });
   }
 
@@ -180,8 +179,8 @@ export class AuditAppender {
     stagedIds: string[],
   ): Promise<AuditEvent[] | null> {
     const chained = chain(head, events);
-    const last = chained[chained.length - 1]!;
-    const params = [JSON.stringify(chained.map(auditEventToRow)), last.seq, last.hash, head.seq, head.hash];
+    const last = chained.events[chained.events.length - 1]!;
+    const params = [chained.rows, last.seq, last.hash, head.seq, head.hash];
     const result = await this.options.db.withTenantSession(tenantId, (sql) =>
       stagedIds.length === 0
         ? sql.query<{ moved: number; appended: number }>(APPEND_AFTER_KNOWN_HEAD, params, {
@@ -195,8 +194,8 @@ export class AuditAppender {
     );
     const row = result.rows[0];
     if (!row || row.moved !== 1) return null;
-    if (row.appended !== chained.length) throw new Error('the audit batch was not written whole');
-    return chained;
+    if (row.appended !== chained.events.length) throw new Error('the audit batch was not written whole');
+    return chained.events;
   }
 }
 

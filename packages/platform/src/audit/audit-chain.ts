@@ -1,16 +1,19 @@
 import type { Sql } from '../db/database.js';
 import type { AuditEvent } from './audit-log.js';
-import { GENESIS_HASH, eventHash, type HashedEventFields } from './canonical.js';
+import { GENESIS_HASH, canonicalEvent, linkHash, type HashedEventFields } from './canonical.js';
 
-/** The batch's events, from its one JSON parameter ($1). */
+/**
+ * The batch's events, from its one JSON parameter ($1): an array of the events' canonical texts (the text each
+ * hash covers, canonical.ts) with their links added (ChainedBatch.rows), read by the events' own field names.
+ */
 const INSERT_EVENTS_FROM_JSON = `
   INSERT INTO audit_events (seq, event_id, occurred_at, event_type, command_id, principal_id, result, correlation_id,
                             trace_id, business_ids, details, prev_hash, hash)
-  SELECT e.seq, e.event_id, e.occurred_at, e.event_type, e.command_id, e.principal_id, e.result, e.correlation_id,
-         e.trace_id, COALESCE(e.business_ids, '{}'), COALESCE(e.details, '{}'), e.prev_hash, e.hash
-    FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, event_id uuid, occurred_at timestamptz, event_type text,
-         command_id text, principal_id text, result text, correlation_id text, trace_id text, business_ids jsonb,
-         details jsonb, prev_hash text, hash text)`;
+  SELECT e.seq, e."eventId", e."occurredAt", e.type, e."commandId", e."principalId", e.result, e."correlationId",
+         e."traceId", COALESCE(e."businessIds", '{}'), COALESCE(e.details, '{}'), e."prevHash", e.hash
+    FROM jsonb_to_recordset($1::text::jsonb) AS e(seq bigint, "eventId" uuid, "occurredAt" timestamptz, type text,
+         "commandId" text, "principalId" text, result text, "correlationId" text, "traceId" text,
+         "businessIds" jsonb, details jsonb, "prevHash" text, hash text)`;
 
 /**
  * One statement writes the batch and moves the head. The batch travels as one JSON parameter: the statement text
@@ -59,15 +62,25 @@ ${INSERT_EVENTS_FROM_JSON}
 )
 SELECT (SELECT count(*) FROM moved)::int AS moved, (SELECT count(*) FROM appended)::int AS appended`;
 
+/** A batch chained onto a head: its events, and the JSON parameter of the append statements that writes them. */
+export interface ChainedBatch {
+  events: AuditEvent[];
+  /** `[row, …]`: each event's canonical text with `prevHash` and `hash` added (INSERT_EVENTS_FROM_JSON). */
+  rows: string;
+}
+
 /**
- * The events chained onto a head: sequence numbers and hashes. Each event is written out field by field rather than
- * spread (`{ ...event, seq }`): a spread of these twelve fields cost ~1.5 µs per object, two per event, more than
- * the event's SHA-256; the fields are the event's whole type (PendingAuditEvent), so nothing is dropped.
+ * The events chained onto a head: sequence numbers and hashes. Each event's canonical text is written once and
+ * serves twice: its hash covers it, and with the links added it is the event's row in the statement's parameter
+ * (the events are not serialized a second time for the database). Each event is written out field by field rather
+ * than spread (`{ ...event, seq }`): a spread of these twelve fields cost ~1.5 µs per object, more than the event's
+ * SHA-256; the fields are the event's whole type (PendingAuditEvent), so nothing is dropped.
  */
-export function chain(head: { seq: number; hash: string }, events: Omit<HashedEventFields, 'seq'>[]): AuditEvent[] {
+export function chain(head: { seq: number; hash: string }, events: Omit<HashedEventFields, 'seq'>[]): ChainedBatch {
   let seq = head.seq;
   let prevHash = head.hash;
   const chained = new Array<AuditEvent>(events.length);
+  let rows = '[';
   for (let i = 0; i < events.length; i++) {
     const e = events[i]!;
     seq += 1;
@@ -87,11 +100,15 @@ export function chain(head: { seq: number; hash: string }, events: Omit<HashedEv
       prevHash,
       hash: '',
     };
-    event.hash = eventHash(prevHash, event);
+    // eventHash(prevHash, event), with the canonical text kept for the row.
+    const text = canonicalEvent(event);
+    event.hash = linkHash(prevHash, text);
+    // Both links are hex: they need no escaping. The text is an object: its closing brace makes way for them.
+    rows += `${i > 0 ? ',' : ''}${text.slice(0, -1)},"prevHash":"${prevHash}","hash":"${event.hash}"}`;
     prevHash = event.hash;
     chained[i] = event;
   }
-  return chained;
+  return { events: chained, rows: `${rows}]` };
 }
 
 /** Locks the tenant's chain head (created at genesis on the first append). */

@@ -22,6 +22,9 @@ export interface AuditEventInput {
   eventId?: string | undefined;
 }
 
+/** What a command knows of its event only once it has answered: what the final version of a staged event changes. */
+export type AuditOutcome = Pick<AuditEventInput, 'result' | 'businessIds' | 'details'>;
+
 export interface AppendOptions {
   /**
    * The event (by its `eventId`) was staged in a unit of work that committed (audit-pending.ts): this version

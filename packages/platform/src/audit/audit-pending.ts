@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.js';
-import type { AuditEventInput, AuditLog } from './audit-log.js';
+import type { AuditEventInput, AuditLog, AuditOutcome } from './audit-log.js';
 import type { HashedEventFields } from './canonical.js';
 
 /**
@@ -20,6 +20,11 @@ export type PendingAuditEvent = Omit<HashedEventFields, 'seq'>;
 export interface AuditStaging {
   /** The event prepared for staging: validated, with its id and time fixed. */
   prepare(input: AuditEventInput): PendingAuditEvent;
+  /**
+   * Once the unit of work that staged `staged` has committed: chains its final version, the staged event with the
+   * outcome its command ended with (only the outcome is prepared again). Resolves once chained.
+   */
+  appendStagedOutcome?(staged: PendingAuditEvent, outcome: AuditOutcome): Promise<void>;
 }
 
 const STAGE_EVENTS = `
@@ -55,21 +60,31 @@ export function stageAuditEventsFrom(source: string): string {
  * committed. `chain()` never fails: an event it cannot chain stays staged, durable, for the recovery.
  */
 export class StagedAuditEvents {
-  private readonly staged: AuditEventInput[] = [];
+  private readonly staged: { input: AuditEventInput; prepared: PendingAuditEvent }[] = [];
 
   constructor(private readonly audit: AuditLog & AuditStaging) {}
 
   /** Stages the event in `sql`'s unit of work; it commits or rolls back with it. */
   async stage(sql: Sql, input: AuditEventInput): Promise<void> {
-    const event = this.audit.prepare(input);
-    await stageAuditEvents(sql, [event]);
-    this.staged.push({ ...input, eventId: event.eventId, occurredAt: new Date(event.occurredAt) });
+    const prepared = this.audit.prepare(input);
+    await stageAuditEvents(sql, [prepared]);
+    this.staged.push({ input, prepared });
   }
 
   /** Once the unit of work has committed: chains the staged events (the rest is the recovery's). */
   async chain(): Promise<void> {
     const events = this.staged.splice(0);
-    await Promise.all(events.map((event) => this.audit.append(event, { staged: true }).catch(() => undefined)));
+    await Promise.all(
+      events.map(({ input, prepared }) =>
+        (this.audit.appendStagedOutcome
+          ? this.audit.appendStagedOutcome(prepared, input)
+          : this.audit.append(
+              { ...input, eventId: prepared.eventId, occurredAt: new Date(prepared.occurredAt) },
+              { staged: true },
+            )
+        ).catch(() => undefined),
+      ),
+    );
   }
 
   /** After a unit of work that rolled back: forgets what it staged. */

@@ -6,7 +6,6 @@ import type { AuditEvent } from './audit-log.js';
 import type { PendingAuditEvent } from './audit-pending.js';
 import type { AuditCheckpoints } from './audit-checkpoints.js';
 import { INSERT_BATCH, chain, lockHead } from './audit-chain.js';
-import { auditEventToRow } from './audit-rows.js';
 
 /**
  * Chains the staged events older than `olderThanSeconds` (audit-pending.ts): those whose process died, or lost
@@ -36,15 +35,11 @@ export async function recoverPendingAuditEvents(
       const events = taken.rows
         .map(({ event }) => ({ ...event, details: { ...event.details, recovered: true } }))
         .sort((a, b) => a.occurredAt.localeCompare(b.occurredAt) || a.eventId.localeCompare(b.eventId));
-      const chainedEvents = chain(head, events);
-      const last = chainedEvents[chainedEvents.length - 1]!;
-      const moved = await sql.query(INSERT_BATCH, [
-        JSON.stringify(chainedEvents.map(auditEventToRow)),
-        last.seq,
-        last.hash,
-      ]);
+      const chained = chain(head, events);
+      const last = chained.events[chained.events.length - 1]!;
+      const moved = await sql.query(INSERT_BATCH, [chained.rows, last.seq, last.hash]);
       if (moved.rowCount !== 1) throw new Error('the audit chain head vanished during a recovery');
-      return chainedEvents;
+      return chained.events;
     });
     if (written.length === 0) continue;
     onRecovered(tenantId);

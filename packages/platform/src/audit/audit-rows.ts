@@ -47,22 +47,3 @@ export function auditEventFromRow(row: AuditEventRow): AuditEvent {
     hash: row.hash,
   };
 }
-
-/** A chained event as one element of the JSON parameter of the append statements (audit-chain.ts). */
-export function auditEventToRow(e: AuditEvent): Record<string, unknown> {
-  return {
-    seq: e.seq,
-    event_id: e.eventId,
-    occurred_at: e.occurredAt,
-    event_type: e.type,
-    command_id: e.commandId,
-    principal_id: e.principalId,
-    result: e.result,
-    correlation_id: e.correlationId,
-    trace_id: e.traceId,
-    business_ids: e.businessIds,
-    details: e.details,
-    prev_hash: e.prevHash,
-    hash: e.hash,
-  };
-}

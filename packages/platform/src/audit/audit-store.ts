@@ -4,12 +4,12 @@ import type { KeyManager } from '../keys/key-manager.js';
 import type { Clock } from '../observability/clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { AppendOptions, AuditEventInput, AuditLog } from './audit-log.js';
+import type { AppendOptions, AuditEventInput, AuditLog, AuditOutcome } from './audit-log.js';
 import type { AuditStaging, PendingAuditEvent } from './audit-pending.js';
 import type { AuditRedaction } from './redaction.js';
 import { AuditAppender } from './audit-appender.js';
 import { AuditCheckpoints, type AuditCheckpoint, type AuditSigningOptions } from './audit-checkpoints.js';
-import { prepareAuditEvent } from './audit-prepare.js';
+import { prepareAuditEvent, prepareStagedOutcome } from './audit-prepare.js';
 import { queryAuditEvents, type AuditPage, type AuditQuery } from './audit-query.js';
 import { recoverPendingAuditEvents } from './audit-recovery.js';
 import { verifyAuditChain, type AuditVerifyResult } from './audit-verify.js';
@@ -75,6 +75,21 @@ export class AuditStore implements AuditLog, AuditStaging {
       return Promise.reject(error);
     }
     return this.appender.enqueue(event, options.staged === true);
+  }
+
+  /**
+   * Chains the final version of an event that `prepare` made and a unit of work staged (AuditStaging): the staged
+   * event with its command's outcome (prepareStagedOutcome). Resolves once it is chained, as `append` does.
+   */
+  appendStagedOutcome(staged: PendingAuditEvent, outcome: AuditOutcome): Promise<void> {
+    if (this.closed) return Promise.reject(new AppError('service_unavailable', 'The audit store is closed.'));
+    let event: PendingAuditEvent;
+    try {
+      event = prepareStagedOutcome(staged, outcome, this.options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.appender.enqueue(event, true);
   }
 
   /** Writes what is queued and waits for every flush in flight; later appends are refused. */

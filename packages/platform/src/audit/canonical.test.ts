@@ -5,6 +5,7 @@ import {
   canonicalEventReference,
   canonicalJson,
   eventHash,
+  inCanonicalForm,
   storableString,
   toStorableJson,
   toStorableJsonReference,
@@ -116,6 +117,65 @@ describe('canonicalEvent', () => {
   });
 });
 
+describe('canonical form', () => {
+  it('writes prepared events (keys laid out sorted) with JSON.stringify, exactly as canonicalJson', () => {
+    const prepared = toStorableJson({ z: [3, { b: 2, a: 'é"\\' }], a: true, m: null, n: 1 / 3, u: undefined });
+    expect(JSON.stringify(prepared)).toBe('{"a":true,"m":null,"n":0.3333333333333333,"z":[3,{"a":"é\\"\\\\","b":2}]}');
+    expect(inCanonicalForm(prepared, 0)).toBe(true);
+    const event: HashedEventFields = {
+      tenantId: 'acme',
+      seq: 12,
+      eventId: '00000000-0000-4000-8000-000000000012',
+      occurredAt: '2040-01-01T00:00:00.000Z',
+      type: 'command.executed',
+      commandId: 'status-list.update-entry',
+      principalId: 'client:tessera-admin',
+      result: 'success',
+      correlationId: 'c-1',
+      traceId: undefined as unknown as null,
+      businessIds: { index: '7', listId: 'l-1', newStatus: 'revoked', oldStatus: 'valid' },
+      details: prepared as HashedEventFields['details'],
+    };
+    expect(canonicalEvent(event)).toBe(canonicalEventReference(event));
+    expect(canonicalEvent(event)).not.toContain('traceId');
+  });
+
+  it('leaves to canonicalJson what JSON.stringify would write differently', () => {
+    expect(inCanonicalForm({ b: 1, a: 2 }, 0)).toBe(false);
+    // Integer-like keys come first in any object, whatever the insertion order: "10" sorts before "9".
+    expect(inCanonicalForm({ 9: 'x', 10: 'y' }, 0)).toBe(false);
+    expect(inCanonicalForm({ 1: 'x', 2: 'y', a: 'z' }, 0)).toBe(true);
+    expect(inCanonicalForm({ when: new Date(0) }, 0)).toBe(false);
+    expect(inCanonicalForm({ custom: { toJSON: () => 'c' } }, 0)).toBe(false);
+    expect(inCanonicalForm({ n: Number.NaN }, 0)).toBe(false);
+    expect(inCanonicalForm({ f: () => 1 }, 0)).toBe(false);
+    expect(inCanonicalForm({ big: 1n }, 0)).toBe(false);
+    expect(inCanonicalForm([1, undefined], 0)).toBe(false);
+    // eslint-disable-next-line no-sparse-arrays -- a hole is what this case tests.
+    expect(inCanonicalForm([1, , 3], 0)).toBe(false);
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 20; i++) deep = { next: deep };
+    expect(inCanonicalForm(deep, 0)).toBe(false);
+    // Each of them still hashes as canonicalJson writes it.
+    const event = (details: Record<string, unknown>): HashedEventFields => ({
+      tenantId: 't',
+      seq: 1,
+      eventId: 'e',
+      occurredAt: 'o',
+      type: 'x',
+      commandId: null,
+      principalId: null,
+      result: 'success',
+      correlationId: null,
+      traceId: null,
+      businessIds: { b: '1', a: '2' },
+      details,
+    });
+    for (const details of [{ 9: 'x', 10: 'y' }, { when: new Date(0) }, deep])
+      expect(canonicalEvent(event(details))).toBe(canonicalEventReference(event(details)));
+  });
+});
+
 describe('storable values', () => {
   it('replaces NUL and lone surrogates, keeps surrogate pairs', () => {
     expect(storableString('a\u0000b')).toBe('a\uFFFDb');
@@ -178,7 +238,8 @@ describe('storable values', () => {
     for (const value of values) {
       const direct = toStorableJson(value);
       const reference = toStorableJsonReference(value);
-      expect(JSON.stringify(direct)).toBe(JSON.stringify(reference));
+      // The same data; the direct copy lays object keys out sorted (the canonical order), the round trip does not.
+      expect(direct).toStrictEqual(reference);
       expect(canonicalJson(direct)).toBe(canonicalJson(reference));
       expect(Object.getPrototypeOf(direct ?? {})).toEqual(Object.getPrototypeOf(reference ?? {}));
     }

@@ -81,7 +81,7 @@ const MAX_DIRECT_DEPTH = 32;
 
 /**
  * The storable copy of plain data (strings, finite numbers, booleans, null, arrays and plain objects of them,
- * undefined members), equal to the JSON round trip's; NOT_PLAIN for anything the round trip would convert or drop
+ * undefined members), equal to the JSON round trip's (with object keys in sorted order); NOT_PLAIN for anything the round trip would convert or drop
  * in another way (toJSON, class instances, functions, non-finite numbers, holes or undefined in arrays, a
  * `__proto__` key), which then takes the round trip.
  */
@@ -110,7 +110,10 @@ function plainCopy(value: unknown, depth: number): JsonValue | typeof NOT_PLAIN 
       const proto = Object.getPrototypeOf(value) as unknown;
       if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return NOT_PLAIN;
       const out: { [key: string]: JsonValue } = {};
-      for (const key of Object.keys(value)) {
+      // Copied in sorted key order, the order the chain's canonical text writes them in (canonicalEvent).
+      const keys = Object.keys(value);
+      if (keys.length > 1) keys.sort();
+      for (const key of keys) {
         if (key === '__proto__') return NOT_PLAIN;
         const member = (value as Record<string, unknown>)[key];
         if (member === undefined) continue;
@@ -140,34 +143,70 @@ function sanitize(value: JsonValue): JsonValue {
 export type HashedEventFields = Omit<AuditEvent, 'prevHash' | 'hash'>;
 
 /**
- * The canonical text an event's hash covers: every field, tenant and sequence number included. It is
- * canonicalJson of the event's fields, written out with the top-level keys already in canonical (sorted) order,
- * which saves sorting twelve keys for every event appended; `canonicalEventReference` is the plain form, and a
- * test holds the two equal.
+ * The canonical text an event's hash covers: canonicalJson of every field, tenant and sequence number included.
+ * The fields are laid out with the top-level keys already in canonical (sorted) order, and when every value in
+ * them is in canonical form already (inCanonicalForm: plain, keys sorted, as prepared events nearly always are),
+ * the text is JSON.stringify's, which writes exactly what canonicalJson would at a third of its cost (issue 16);
+ * otherwise it is canonicalJson's. `canonicalEventReference` is the plain form, and tests hold the two equal.
  */
 export function canonicalEvent(event: HashedEventFields): string {
   // Sorted by UTF-16 code units: businessIds, commandId, correlationId, details, eventId, occurredAt,
-  // principalId, result, seq, tenantId, traceId, type. A member that is undefined is left out, as canonicalJson does.
-  let out = '{';
-  out = member(out, 'businessIds', event.businessIds);
-  out = member(out, 'commandId', event.commandId);
-  out = member(out, 'correlationId', event.correlationId);
-  out = member(out, 'details', event.details);
-  out = member(out, 'eventId', event.eventId);
-  out = member(out, 'occurredAt', event.occurredAt);
-  out = member(out, 'principalId', event.principalId);
-  out = member(out, 'result', event.result);
-  out = member(out, 'seq', event.seq);
-  out = member(out, 'tenantId', event.tenantId);
-  out = member(out, 'traceId', event.traceId);
-  out = member(out, 'type', event.type);
-  return `${out}}`;
+  // principalId, result, seq, tenantId, traceId, type. A member that is undefined is left out by both writers.
+  const ordered = {
+    businessIds: event.businessIds,
+    commandId: event.commandId,
+    correlationId: event.correlationId,
+    details: event.details,
+    eventId: event.eventId,
+    occurredAt: event.occurredAt,
+    principalId: event.principalId,
+    result: event.result,
+    seq: event.seq,
+    tenantId: event.tenantId,
+    traceId: event.traceId,
+    type: event.type,
+  };
+  return inCanonicalForm(ordered, 0) ? JSON.stringify(ordered) : canonicalJson(ordered);
 }
 
-/** Appends `"key":value` (canonical) to an object's text so far, unless the value is undefined. */
-function member(out: string, key: string, value: unknown): string {
-  if (value === undefined) return out;
-  return `${out}${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(value)}`;
+/** Deeper than this, canonicalJson writes the value. */
+const MAX_CANONICAL_CHECK_DEPTH = 16;
+
+/**
+ * True when JSON.stringify(value) is canonicalJson(value): strings, booleans, null, finite numbers, arrays without
+ * holes or undefined items, and plain objects (no toJSON) whose own keys, in the order JSON.stringify visits them
+ * (Object.keys: integer-like keys first, ascending), are already sorted by UTF-16 code units. Anything else
+ * (functions, bigints, a Date, keys out of order such as jsonb's) is left to canonicalJson, which sorts, or refuses.
+ */
+export function inCanonicalForm(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= MAX_CANONICAL_CHECK_DEPTH) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (!(i in value) || value[i] === undefined || !inCanonicalForm(value[i], depth + 1)) return false;
+        }
+        return true;
+      }
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return false;
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        if (i > 0 && !(keys[i - 1]! < keys[i]!)) return false;
+        const member = (value as Record<string, unknown>)[keys[i]!];
+        if (member !== undefined && !inCanonicalForm(member, depth + 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** canonicalJson of the event's hashed fields, as the hash is defined (the reference for canonicalEvent). */
@@ -190,5 +229,10 @@ export function canonicalEventReference(event: HashedEventFields): string {
 
 /** hash = hex(SHA-256(prev_hash || canonical JSON of the event)): each event commits to the whole chain before it. */
 export function eventHash(prevHash: string, event: HashedEventFields): string {
-  return hash('sha256', `${prevHash}${canonicalEvent(event)}`, 'hex');
+  return linkHash(prevHash, canonicalEvent(event));
+}
+
+/** The hash of an event whose canonical text (canonicalEvent) is written already. */
+export function linkHash(prevHash: string, canonicalText: string): string {
+  return hash('sha256', `${prevHash}${canonicalText}`, 'hex');
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, isAppError } from '../errors/index.js';
 import type { AuditEventInput, AuditLog } from '../audit/audit-log.js';
-import { stageAuditEvents, type AuditStaging } from '../audit/audit-pending.js';
+import { stageAuditEvents, type AuditStaging, type PendingAuditEvent } from '../audit/audit-pending.js';
 import type { Database } from '../db/database.js';
 import type { PolicyDecisionPoint } from '../auth/policy.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -57,6 +57,8 @@ export class CommandBus {
     /** The execution's event id once a unit of work stages it; `staged` once that unit committed. */
     let eventId: string | undefined;
     let staged = false;
+    /** The event as its unit of work staged it: its final version is chained from it (AuditStaging). */
+    let stagedEvent: PendingAuditEvent | undefined;
     const audit = this.deps.audit;
     // Methods rather than arrow functions, here and in the execution context below: under tsx every arrow function
     // bound to a name gets that name set (Object.defineProperty) each time it is made, several per execution
@@ -83,9 +85,10 @@ export class CommandBus {
       pending(answers?: unknown) {
         if (!autoAudit || !audit.prepare) return null;
         eventId ??= randomUUID();
-        return audit.prepare(
+        stagedEvent = audit.prepare(
           answers === undefined ? event('success', undefined, undefined) : event('failure', undefined, answers),
         );
+        return stagedEvent;
       },
     };
     const event = auditEvents.event;
@@ -187,12 +190,13 @@ export class CommandBus {
     if (autoAudit && staged && joined) {
       // Staged in the caller's unit: chained once that commits (nothing is chained when it rolls back).
       const final = event(result, output, failure);
-      joined.afterCommit(() => this.chainStaged(final, runCtx));
+      const stagedVersion = stagedEvent;
+      joined.afterCommit(() => this.chainStaged(final, stagedVersion, runCtx));
     } else if (autoAudit && staged) {
       // The change and its staged event have committed: the answer stands whatever happens to the chaining.
       if (failure !== undefined && !isAppError(failure))
         runCtx.log.error({ err: failure }, 'command failed after its unit of work committed');
-      await this.chainStaged(event(result, output, failure), runCtx);
+      await this.chainStaged(event(result, output, failure), stagedEvent, runCtx);
     } else if (autoAudit && auditTenantId !== null) {
       // A unit of work that did not commit (or whose commit was not confirmed) staged nothing under this id that
       // may be chained: the event gets an id of its own.
@@ -205,12 +209,21 @@ export class CommandBus {
   /**
    * Queues a staged event for chaining and returns without waiting for it (the class comment): the event is durable
    * already. Only past `maxUnchainedEvents` of the tenant waiting in this process does the returned promise wait
-   * for the chaining, so that the queue cannot outgrow the database. `logs`: its logger is made on first use
-   * (ExecutionContext.log), and only a failure here uses it.
+   * for the chaining, so that the queue cannot outgrow the database. `stagedVersion`: the event as it was prepared
+   * and staged, from which the final version is made when the audit log can (only the outcome is prepared again).
+   * `logs`: its logger is made on first use (ExecutionContext.log), and only a failure here uses it.
    */
-  private chainStaged(event: AuditEventInput, logs: LogSource): Promise<void> {
+  private chainStaged(
+    event: AuditEventInput,
+    stagedVersion: PendingAuditEvent | undefined,
+    logs: LogSource,
+  ): Promise<void> {
     const audit = this.deps.audit;
-    const chained = audit.append(event, { staged: true }).catch((error: unknown) => {
+    const appended =
+      stagedVersion && audit.appendStagedOutcome
+        ? audit.appendStagedOutcome(stagedVersion, event)
+        : audit.append(event, { staged: true });
+    const chained = appended.catch((error: unknown) => {
       logs.log.warn({ err: error, event_id: event.eventId }, 'audit event left staged for recovery');
     });
     return audit.backlog && audit.backlog(event.tenantId) > this.maxUnchained ? chained : DONE;
@@ -242,7 +255,7 @@ export class CommandBus {
       return;
     }
     const chained = { ...input, eventId: staging.eventId, occurredAt: new Date(staging.occurredAt) };
-    joined.afterCommit(() => this.chainStaged(chained, logs));
+    joined.afterCommit(() => this.chainStaged(chained, staging, logs));
   }
 }
 

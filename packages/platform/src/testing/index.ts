@@ -10,3 +10,4 @@ export * from './http-client.js';
 export * from './free-port.js';
 export * from './chromium-binary.js';
 export * from './refuse-audit-staging.js';
+export * from './lose-audit-chaining.js';
