@@ -123,6 +123,50 @@ describe('1,000 concurrent allocations on two replicas over one PostgreSQL', () 
     }
   });
 
+  it('plans a change on what a replica last knew of the list only while the list stands still', async () => {
+    const headers = { authorization: `Bearer ${token}` };
+    const [a, b] = replicas.map((r) => r.app) as [RoleApp, RoleApp];
+    const created = await a.inject({
+      method: 'POST',
+      url: '/vc/status-lists',
+      headers,
+      payload: listBody('alternating', { statusPurpose: 'suspension', oauthStatusList: { bitsPerStatus: 2 } }),
+    });
+    expect(created.statusCode).toBe(200);
+    const allocate = async (app: RoleApp) =>
+      (
+        (await app.inject({ method: 'POST', url: '/vc/status-lists/alternating/entries', headers })).json() as {
+          index: number;
+        }
+      ).index;
+    const put = async (app: RoleApp, index: number, status: string) => {
+      const response = await app.inject({
+        method: 'PUT',
+        url: `/vc/status-lists/alternating/entries/${index}`,
+        headers,
+        payload: { status },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json() as { previous: { status: string } }).previous.status;
+    };
+    const first = await allocate(a);
+    expect(await put(a, first, 'suspended')).toBe('valid');
+    // The other replica reinstates it: what the first one remembers (suspended) is no longer the list.
+    expect(await put(b, first, 'valid')).toBe('suspended');
+    // Planned on what it remembered, this change would hold already; the version check sends it to a fresh read.
+    expect(await put(a, first, 'suspended')).toBe('valid');
+    // An entry allocated through the other replica (allocations leave the version alone) is changed through this one.
+    const second = await allocate(b);
+    expect(await put(a, second, 'suspended')).toBe('valid');
+    expect(await put(a, first, 'valid')).toBe('suspended');
+    for (const app of [a, b]) {
+      const list = getListFromStatusListJWT(
+        (await app.inject({ method: 'GET', url: '/status-lists/alternating' })).body,
+      );
+      expect([list.getStatus(first), list.getStatus(second)]).toEqual([0, 2]);
+    }
+  });
+
   it('shows a change made on one replica to the next reads on the other, also when they share a statement', async () => {
     const headers = { authorization: `Bearer ${token}` };
     const [writer, reader] = replicas.map((r) => r.app) as [RoleApp, RoleApp];

@@ -1,7 +1,8 @@
 import { TenantBatcher, type Clock, type Database, type Sql } from '@tessera/platform';
 import { listNotFound } from '../domain/errors.js';
 import { readForChanges, writeChanges, type ListForChanges } from '../storage/change-rows.js';
-import { planChanges, type AppliedChange, type StatusChange } from './planned-changes.js';
+import { KnownLists } from './known-lists.js';
+import { chunkNumbersOf, planChanges, type AppliedChange, type StatusChange } from './planned-changes.js';
 
 export type { AppliedChange, StatusChange } from './planned-changes.js';
 
@@ -20,9 +21,14 @@ const OPTIMISTIC_ATTEMPTS = 3;
  * are staged by the statement that writes the chunks, so that a status and its event commit together (issue 13
  * §7); a change that fails alone stages nothing, and when the write fails every change of it fails with nothing
  * written.
+ *
+ * A batch is planned first on what this process last read or wrote of the list (known-lists.ts), when that holds
+ * every chunk the batch touches: its conditional write is then the batch's only statement, and when another replica
+ * has moved the list since, the write does nothing and the batch goes the way above, from a fresh read.
  */
 export class EntryUpdater {
   private readonly batcher: TenantBatcher<StatusChange, AppliedChange>;
+  private readonly known = new KnownLists();
 
   constructor(private readonly deps: { db: Database; clock: Clock }) {
     this.batcher = new TenantBatcher((tenantId, changes) => this.applyBatch(tenantId, changes), { maxBatchSize: 256 });
@@ -57,8 +63,8 @@ export class EntryUpdater {
   }
 
   /**
-   * The read and the conditional write are single statements outside a transaction: a batch costs two round trips
-   * (the locking transaction costs four). When another replica changed the list in between, the write does
+   * The read and the conditional write are single statements outside a transaction: a batch costs two round trips,
+   * one when what this process knows of the list covers it (the locking transaction costs four). When another replica changed the list in between, the write does
    * nothing and the batch is planned again on a fresh read; after OPTIMISTIC_ATTEMPTS such conflicts the list row is
    * locked for the read-modify-write, so a batch always ends.
    */
@@ -69,33 +75,53 @@ export class EntryUpdater {
   ): Promise<PromiseSettledResult<AppliedChange>[]> {
     const { db } = this.deps;
     const indexes = changes.map((c) => c.index);
+    const known = this.known.covering(tenantId, listId, indexes);
+    if (known) {
+      const applied = await db.withTenantSession(tenantId, (sql) => this.write(sql, tenantId, known, changes, true));
+      if (applied) return applied;
+    }
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
       const applied = await db.withTenantSession(tenantId, async (sql) => {
         const read = await readForChanges(sql, listId, indexes, false);
         if (!read) throw listNotFound();
-        return this.write(sql, read, changes);
+        return this.write(sql, tenantId, this.known.read(tenantId, read, chunkNumbersOf(read.list, indexes)), changes);
       });
       if (applied) return applied;
     }
     return db.withTenant(tenantId, async (sql) => {
       const read = await readForChanges(sql, listId, indexes, true);
       if (!read) throw listNotFound();
-      const applied = await this.write(sql, read, changes);
+      const known = this.known.read(tenantId, read, chunkNumbersOf(read.list, indexes));
+      const applied = await this.write(sql, tenantId, known, changes);
       if (!applied) throw new Error(`status list ${listId} changed while its row was locked`);
       return applied;
     });
   }
 
-  /** The batch planned on `read` and written if the list is still at its version; null when it moved. */
+  /**
+   * The batch planned on `base` and written if the list is still at its version; null when it moved (or, for a plan
+   * on what this process knew, `remembered`, when a change failed: the list may have grown allocations since, so a
+   * fresh read decides).
+   */
   private async write(
     sql: Sql,
-    { list, chunks }: ListForChanges,
+    tenantId: string,
+    base: ListForChanges,
     changes: readonly StatusChange[],
+    remembered = false,
   ): Promise<PromiseSettledResult<AppliedChange>[] | null> {
+    const { list, chunks } = base;
     const { results, changed, staged } = planChanges(list, chunks, changes);
-    // Nothing to write or stage (every change failed alone): the answers hold as of the read.
-    if (changed.size === 0 && staged.length === 0) return results;
+    if (remembered && results.some((r) => r.status === 'rejected')) return null;
+    // Nothing to write or stage (every change failed alone): the answers hold as of a read. A plan on what was
+    // remembered still has its version checked by the write (which then writes nothing).
+    if (changed.size === 0 && staged.length === 0 && !remembered) return results;
     const written = await writeChanges(sql, list.listId, list.version, changed, this.deps.clock.now(), staged);
-    return written ? results : null;
+    if (!written) {
+      this.known.forget(tenantId, list.listId);
+      return null;
+    }
+    this.known.wrote(tenantId, base, changed);
+    return results;
   }
 }
