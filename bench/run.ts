@@ -9,6 +9,8 @@ import { buildReport, formatAlerts, formatInterleaved, formatTable, timestampFil
 import { formatProfile, readProfile, summarizeProfile } from './lib/profile.js';
 import { REPO_ROOT } from './lib/http.js';
 import { scenarios as registry } from './scenarios/index.js';
+import { checkoutAgainst, comparedAgainst, type AgainstTree } from './lib/against.js';
+import type { Scenario } from './lib/types.js';
 
 /**
  * `npm run bench -- [--only a,b] [--duration s] [--connections n] [--json path]`: runs the named scenarios,
@@ -42,14 +44,27 @@ async function main(): Promise<number> {
     return 0;
   }
   const options = command.options;
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+  let against: AgainstTree | null = null;
   let plan;
   try {
-    plan = planRun(registry, options.only);
+    let scenarios: readonly Scenario[] = registry;
+    let only = options.only;
+    if (command.against !== null) {
+      against = await checkoutAgainst(REPO_ROOT, command.against);
+      const compared = comparedAgainst(registry, only, against);
+      if (compared.notCompared.length > 0) progress(`not compared (cpu scenarios): ${compared.notCompared.join(', ')}`);
+      if (compared.only.length === 0) throw new Error('--against: none of the scenarios named is an http scenario');
+      progress(`against ${against.ref} (${against.commit.slice(0, 7)}), checked out in ${against.root}`);
+      scenarios = compared.registry;
+      only = compared.only;
+    }
+    plan = planRun(scenarios, only);
   } catch (error) {
+    await against?.remove();
     process.stderr.write(`${(error as Error).message}\n`);
     return 2;
   }
-  const progress = (line: string) => process.stderr.write(`${line}\n`);
   if (plan.addedBaselines.length > 0)
     progress(`adding baseline${plan.addedBaselines.length > 1 ? 's' : ''}: ${plan.addedBaselines.join(', ')}`);
   if (options.pin) {
@@ -63,11 +78,13 @@ async function main(): Promise<number> {
   // Ctrl-C: stop the server being measured and remove its temporary directory before leaving.
   process.once('SIGINT', () => {
     progress('interrupted; stopping the scenario in progress');
-    abortActive().finally(() => process.exit(130));
+    abortActive()
+      .finally(() => against?.remove())
+      .finally(() => process.exit(130));
   });
 
   const startedAt = new Date();
-  const rows = await runScenarios(plan.scenarios, options, progress);
+  const rows = await runScenarios(plan.scenarios, options, progress).finally(() => against?.remove());
   const report = buildReport(options, startedAt, new Date(), rows);
 
   const jsonPath = options.jsonPath ? resolve(options.jsonPath) : join(RESULTS_DIR, timestampFileName(startedAt));

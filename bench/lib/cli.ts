@@ -27,10 +27,15 @@ export const USAGE = `Usage: npm run bench -- [options]
   --pin                  pin the server to core 1 and the load generator to core 0 (taskset)
   --replicas <n>         run each replicable http scenario as n servers on one database
                          behind a round-robin load balancer (default 1, at most ${MAX_REPLICAS})
+  --against <ref>        pair each named http scenario with the same scenario served by
+                         another commit (a git ref), measured in turn, and judge it per core
+                         against that (a checkout in a temporary directory, sharing
+                         node_modules); cpu scenarios are not compared
   --list                 list the scenarios and exit
   --help                 this text`;
 
-export type Command = { kind: 'run'; options: RunOptions } | { kind: 'list' } | { kind: 'help' };
+export type Command =
+  { kind: 'run'; options: RunOptions; against: string | null } | { kind: 'list' } | { kind: 'help' };
 
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -75,6 +80,7 @@ export function parseCli(argv: string[]): Command {
         replicas: { type: 'string' },
         windows: { type: 'string' },
         separately: { type: 'boolean', default: false },
+        against: { type: 'string' },
         list: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -98,6 +104,7 @@ export function parseCli(argv: string[]): Command {
   if (only && only.length === 0) throw new UsageError('--only needs at least one scenario name');
   if (v.json !== undefined && v.json.trim() === '') throw new UsageError('--json needs a path');
   if (v['cpu-prof'] !== undefined && v['cpu-prof'].trim() === '') throw new UsageError('--cpu-prof needs a directory');
+  if (v.against !== undefined && v.against.trim() === '') throw new UsageError('--against needs a git ref');
   return {
     kind: 'run',
     options: {
@@ -118,6 +125,7 @@ export function parseCli(argv: string[]): Command {
       windows: positive('--windows', v.windows, DEFAULT_WINDOWS, { integer: true, allowZero: false }),
       interleave: !(v.separately ?? false),
     },
+    against: v.against?.trim() ?? null,
   };
 }
 

@@ -78,6 +78,7 @@ describe('parseCli', () => {
         windows: DEFAULT_WINDOWS,
         interleave: true,
       },
+      against: null,
     });
     expect(DEFAULT_DURATION_SECONDS).toBe(10);
     expect(DEFAULT_WINDOWS).toBe(10);
@@ -115,6 +116,7 @@ describe('parseCli', () => {
         windows: DEFAULT_WINDOWS,
         interleave: false,
       },
+      against: null,
     });
   });
 
@@ -128,6 +130,12 @@ describe('parseCli', () => {
     const command = parseCli(['--windows', '3']);
     expect(command.kind === 'run' && command.options.windows).toBe(3);
     for (const bad of ['0', '1.5', 'five']) expect(() => parseCli(['--windows', bad])).toThrow(UsageError);
+  });
+
+  it('reads --against, a git ref', () => {
+    const command = parseCli(['--only', 'status-list-update', '--against', 'HEAD~1']);
+    expect(command.kind === 'run' && command.against).toBe('HEAD~1');
+    expect(() => parseCli(['--against', ' '])).toThrow(UsageError);
   });
 
   it('accepts a fractional duration', () => {

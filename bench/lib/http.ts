@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -29,6 +30,11 @@ export interface ServerChild {
 }
 
 export interface SpawnServerOptions {
+  /**
+   * The checkout whose `bench/servers/` holds the script, and the child's working directory: the repository by
+   * default, another commit's checkout for `--against` (bench/lib/against.ts).
+   */
+  root?: string | undefined;
   /** Extra environment of the child (added to the parent's, minus OTEL_* so that tracing stays off). */
   env?: Record<string, string>;
   /** Pin the child to SERVER_CPU with taskset. */
@@ -50,13 +56,14 @@ export function childEnv(parent: NodeJS.ProcessEnv, extra: Record<string, string
  * on stdout. The child's stderr is kept (last 8 KiB) for the error message when it dies or never gets ready.
  */
 export async function spawnServer(name: string, options: SpawnServerOptions = {}): Promise<ServerChild> {
-  const script = `${SERVERS_DIR}${name}.ts`;
+  const root = options.root ?? REPO_ROOT;
+  const script = options.root === undefined ? `${SERVERS_DIR}${name}.ts` : join(root, 'bench', 'servers', `${name}.ts`);
   const nodeArgs = ['--import', 'tsx', script];
   const [command, args] = options.pin
     ? ['taskset', ['-c', String(SERVER_CPU), process.execPath, ...nodeArgs]]
     : [process.execPath, nodeArgs];
   const child = spawn(command as string, args as string[], {
-    cwd: REPO_ROOT,
+    cwd: root,
     env: childEnv(process.env, {
       ...options.env,
       ...(options.cpuProfDir ? { BENCH_CPU_PROF_DIR: options.cpuProfDir } : {}),

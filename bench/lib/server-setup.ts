@@ -30,6 +30,7 @@ export async function serverInDataDir(
   try {
     child = await spawnServer(server, {
       pin: context.pin,
+      root: context.serversRoot,
       cpuProfDir: context.cpuProfDir,
       env: { ...options.env, BENCH_DATA_DIR: dataDir },
       ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
@@ -77,6 +78,7 @@ async function replicasInDataDir(
       children.push(
         await spawnServer(server, {
           pin: context.pin,
+          root: context.serversRoot,
           cpuProfDir: context.cpuProfDir,
           env: {
             ...options.env,

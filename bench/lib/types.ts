@@ -112,6 +112,8 @@ export interface SetupContext {
   cpuProfDir: string | null;
   /** Server processes to start (1 unless `--replicas n` and the scenario is `replicable`). */
   replicas: number;
+  /** `--against <ref>`: the checkout whose servers to start (spawnServer's `root`); absent: this repository's. */
+  serversRoot?: string | undefined;
 }
 
 /** The raw figures of one measurement. Latencies in milliseconds (per request for `http`, per call for `cpu`). */
