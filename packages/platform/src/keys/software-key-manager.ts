@@ -3,8 +3,7 @@ import type { JWK } from 'jose';
 import type { JoinedUnit } from '../commands/command.js';
 import type { Database } from '../db/database.js';
 import { systemClock, type Clock } from '../observability/clock.js';
-import { Metrics } from '../observability/metrics.js';
-import { registeredHistogram } from '../observability/registered-metrics.js';
+import { Metrics, type KmsSeries } from '../observability/metrics.js';
 import type {
   DecryptedData,
   EncryptedData,
@@ -52,8 +51,11 @@ export interface SoftwareKeyManagerOptions {
  */
 export class SoftwareKeyManager implements KeyManager {
   private readonly metrics: Metrics;
-  /** kms_call_duration_seconds (001 §4.5 "key-management call metrics"): time of each call by operation and result. */
-  private readonly duration: ReturnType<typeof registeredHistogram<'operation' | 'result'>>;
+  /**
+   * kms_calls_total and kms_call_duration_seconds (001 §4.5 "key-management call metrics"): each operation's series
+   * by result, kept here so that a call records without building or hashing its labels (Metrics.kmsSeries).
+   */
+  private readonly series = new Map<string, { success: KmsSeries; failure: KmsSeries }>();
   private readonly signing: SigningKeys;
   private readonly symmetric: SymmetricKeys;
 
@@ -61,12 +63,6 @@ export class SoftwareKeyManager implements KeyManager {
     if (options.masterKey.length !== MASTER_KEY_BYTES)
       throw new Error(`the master key must be ${MASTER_KEY_BYTES} bytes`);
     this.metrics = options.metrics ?? new Metrics({ collectDefault: false });
-    this.duration = registeredHistogram(this.metrics, {
-      name: 'kms_call_duration_seconds',
-      help: 'Key-management call duration by operation and result.',
-      labelNames: ['operation', 'result'],
-      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-    });
     const shared = {
       db: options.db,
       // A secret KeyObject keeps the raw bytes out of accidental serialisation and logs.
@@ -177,15 +173,24 @@ export class SoftwareKeyManager implements KeyManager {
 
   private async observe<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
+    let series = this.series.get(operation);
+    if (!series) {
+      series = {
+        success: this.metrics.kmsSeries(operation, 'success'),
+        failure: this.metrics.kmsSeries(operation, 'failure'),
+      };
+      this.series.set(operation, series);
+    }
     try {
       const value = await fn();
-      this.metrics.kmsCalls.inc({ operation, result: 'success' });
-      this.duration.observe({ operation, result: 'success' }, (performance.now() - started) / 1000);
+      series.success.record(CALL, (performance.now() - started) / 1000);
       return value;
     } catch (error) {
-      this.metrics.kmsCalls.inc({ operation, result: 'failure' });
-      this.duration.observe({ operation, result: 'failure' }, (performance.now() - started) / 1000);
+      series.failure.record(CALL, (performance.now() - started) / 1000);
       throw error;
     }
   }
 }
+
+/** The outcome a key-management call is recorded under: its result is the series' own label. */
+const CALL = 'call';

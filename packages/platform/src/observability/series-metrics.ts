@@ -32,7 +32,11 @@ export class MetricSeries<L extends Record<string, string>> {
 }
 
 export interface SeriesMetricsOptions {
-  counter: { name: string; help: string; outcomeLabel: string };
+  /**
+   * `outcomeLabel`: the label the outcome of `record` is counted under; absent, the counter has the series' labels
+   * only (the outcome is then part of them, as `result` is of kms_calls_total) and counts every record.
+   */
+  counter: { name: string; help: string; outcomeLabel?: string };
   histogram: { name: string; help: string; buckets: readonly number[] };
 }
 
@@ -68,6 +72,12 @@ export class SeriesMetrics<L extends Record<string, string>> {
     const values: MetricValue[] = [];
     const label = this.options.counter.outcomeLabel;
     for (const s of this.all.values()) {
+      if (label === undefined) {
+        let total = 0;
+        for (const value of s.outcomes.values()) total += value;
+        if (total > 0) values.push({ value: total, labels: s.labels });
+        continue;
+      }
       for (const [outcome, value] of s.outcomes)
         values.push({ value, labels: { ...s.labels, [label]: String(outcome) } });
     }
