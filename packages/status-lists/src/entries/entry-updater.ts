@@ -2,7 +2,7 @@ import { TenantBatcher, type Clock, type Database, type Sql } from '@tessera/pla
 import { listNotFound } from '../domain/errors.js';
 import { readForChanges, writeChanges, type ListForChanges } from '../storage/change-rows.js';
 import { KnownLists } from './known-lists.js';
-import { chunkNumbersOf, planChanges, type AppliedChange, type StatusChange } from './planned-changes.js';
+import { planChanges, type AppliedChange, type StatusChange } from './planned-changes.js';
 
 export type { AppliedChange, StatusChange } from './planned-changes.js';
 
@@ -64,9 +64,10 @@ export class EntryUpdater {
 
   /**
    * The read and the conditional write are single statements outside a transaction: a batch costs two round trips,
-   * one when what this process knows of the list covers it (the locking transaction costs four). When another replica changed the list in between, the write does
-   * nothing and the batch is planned again on a fresh read; after OPTIMISTIC_ATTEMPTS such conflicts the list row is
-   * locked for the read-modify-write, so a batch always ends.
+   * one when what this process knows of the list covers it (the locking transaction costs four). When another
+   * replica changed the list in between, the write does nothing and the batch is planned again on a fresh read;
+   * after OPTIMISTIC_ATTEMPTS such conflicts the list row is locked for the read-modify-write, so a batch always
+   * ends.
    */
   private async applyToList(
     tenantId: string,
@@ -84,14 +85,14 @@ export class EntryUpdater {
       const applied = await db.withTenantSession(tenantId, async (sql) => {
         const read = await readForChanges(sql, listId, indexes, false);
         if (!read) throw listNotFound();
-        return this.write(sql, tenantId, this.known.read(tenantId, read, chunkNumbersOf(read.list, indexes)), changes);
+        return this.write(sql, tenantId, this.known.read(tenantId, read, indexes), changes);
       });
       if (applied) return applied;
     }
     return db.withTenant(tenantId, async (sql) => {
       const read = await readForChanges(sql, listId, indexes, true);
       if (!read) throw listNotFound();
-      const known = this.known.read(tenantId, read, chunkNumbersOf(read.list, indexes));
+      const known = this.known.read(tenantId, read, indexes);
       const applied = await this.write(sql, tenantId, known, changes);
       if (!applied) throw new Error(`status list ${listId} changed while its row was locked`);
       return applied;

@@ -25,12 +25,12 @@ export class KnownLists {
     return known;
   }
 
-  /** A fresh read of the chunks `chunkNumbers`: remembered with what is known at the same version. */
-  read(tenantId: string, read: ListForChanges, chunkNumbers: readonly number[]): ListForChanges {
+  /** A fresh read of the chunks of `indexes`: remembered with what is known at the same version; answers the read. */
+  read(tenantId: string, read: ListForChanges, indexes: readonly number[]): ListForChanges {
     const key = keyOf(tenantId, read.list.listId);
     const before = this.lists.get(key);
     const chunks = before && before.list.version === read.list.version ? before.chunks : new Map<number, Uint8Array>();
-    for (const n of chunkNumbers) {
+    for (const n of chunkNumbersOf(read.list, indexes)) {
       if (chunks.size >= MAX_CHUNKS_PER_LIST && !chunks.has(n)) break;
       chunks.set(n, read.chunks.get(n) ?? new Uint8Array(CHUNK_BYTES));
     }
@@ -46,8 +46,7 @@ export class KnownLists {
   wrote(tenantId: string, base: ListForChanges, changed: ReadonlyMap<number, Uint8Array>): void {
     const key = keyOf(tenantId, base.list.listId);
     const known = this.lists.get(key);
-    if (!known || known.list.version !== base.list.version) return;
-    if (changed.size === 0) return;
+    if (!known || known.list.version !== base.list.version || changed.size === 0) return;
     // A chunk that was not known (the list's share is full) stays unknown: the batch that touches it reads it.
     for (const [n, bytes] of changed)
       if (known.chunks.has(n) || known.chunks.size < MAX_CHUNKS_PER_LIST) known.chunks.set(n, bytes);
