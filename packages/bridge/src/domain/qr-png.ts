@@ -99,61 +99,72 @@ function maskLayout(size: number, reserved: Uint8Array): MaskLayout {
 
 /**
  * Adds the N1 (runs of five or more: 3 + the run's length beyond five) and N3 (1:1:3:1:1 with four light modules
- * on a side: 40) points of one line to `points`, for the eight masks at once. A run of length L >= 5 scores L - 2:
- * one point for each module that ends five equal modules (L - 4) and two more where such a stretch starts.
+ * on a side: 40) points of one line (`size` modules of `v` from `start`, `step` apart: a row or a column) to
+ * `points`, for the eight masks at once, in one pass. A run of length L >= 5 scores L - 2: one point for each
+ * module that ends five equal modules (L - 4) and two more where such a stretch starts. N3 looks for 1011101
+ * followed by 0000, or 0000 followed by 1011101: `core` is 1011101 ending at the module, `light` 0000 ending there,
+ * kept for the last four (core) and eight (light) modules, a byte each, packed in numbers.
  */
-function scoreLine(line: Uint8Array, size: number, points: Uint32Array): void {
+function scoreLine(v: Uint8Array, start: number, step: number, size: number, points: Uint32Array): void {
   let e1 = 0; // equal to the previous module, per mask
   let e2 = 0;
   let e3 = 0;
   let five = 0; // this module ends five equal modules, per mask
-  for (let i = 1; i < size; i++) {
-    const e = ~(line[i]! ^ line[i - 1]!) & 0xff;
-    const now = i >= 4 ? e & e1 & e2 & e3 : 0;
-    if (now !== 0) {
+  // The last seven modules (d1 the previous one), dark per mask.
+  let d1 = 0;
+  let d2 = 0;
+  let d3 = 0;
+  let d4 = 0;
+  let d5 = 0;
+  let d6 = 0;
+  let coreRing = 0; // core ending at i-1 .. i-4 in bytes 0..3
+  let lightRing = 0; // light ending at i-1 .. i-4
+  let lightOld = 0; // light ending at i-5 .. i-8
+  for (let i = 0, at = start; i < size; i++, at += step) {
+    const d = v[at]!;
+    const light = ~(d | d1 | d2 | d3) & 0xff;
+    const core = d & ~d1 & d2 & d3 & d4 & ~d5 & d6 & 0xff;
+    if (i >= 1) {
+      const e = ~(d ^ d1) & 0xff;
+      const now = i >= 4 ? e & e1 & e2 & e3 : 0;
       points[now]! += 1;
-      const starts = now & ~five;
-      if (starts !== 0) points[starts]! += 2;
+      points[now & ~five]! += 2;
+      five = now;
+      e3 = e2;
+      e2 = e1;
+      e1 = e;
     }
-    five = now;
-    e3 = e2;
-    e2 = e1;
-    e1 = e;
+    if (i >= 10) {
+      // 1011101 ending at i-4, then 0000 ending at i; 0000 ending at i-7, then 1011101 ending at i.
+      points[(coreRing >>> 24) & light]! += 40;
+      points[(lightOld >>> 16) & 0xff & core]! += 40;
+    }
+    coreRing = ((coreRing << 8) | (i >= 6 ? core : 0)) >>> 0;
+    lightOld = ((lightOld << 8) | (lightRing >>> 24)) >>> 0;
+    lightRing = ((lightRing << 8) | (i >= 3 ? light : 0)) >>> 0;
+    d6 = d5;
+    d5 = d4;
+    d4 = d3;
+    d3 = d2;
+    d2 = d1;
+    d1 = d;
   }
-  // 1011101 then 0000 (0x5d0), or 0000 then 1011101 (0x05d), ending at i: core(j) is 1011101 from j, light(j) 0000.
-  for (let i = 10; i < size; i++) {
-    const found = core(line, i - 10) & light(line, i - 3);
-    if (found !== 0) points[found]! += 40;
-    const other = light(line, i - 10) & core(line, i - 6);
-    if (other !== 0) points[other]! += 40;
-  }
-}
-
-function core(line: Uint8Array, j: number): number {
-  return line[j]! & ~line[j + 1]! & line[j + 2]! & line[j + 3]! & line[j + 4]! & ~line[j + 5]! & line[j + 6]!;
-}
-
-function light(line: Uint8Array, j: number): number {
-  return ~(line[j]! | line[j + 1]! | line[j + 2]! | line[j + 3]!) & 0xff;
 }
 
 /** qrcode's penalty (N1 runs, N2 blocks, N3 finder-like patterns, N4 balance) of each mask, from the sliced matrix. */
 function penalties(v: Uint8Array, size: number): number[] {
   // points[b]: points scored where exactly the masks of the bits of b score; dark[b]: modules dark under those masks.
+  // Points are added without a test: what no mask scores lands in points[0], which is never read.
   const points = new Uint32Array(256);
   const dark = new Uint32Array(256);
-  const line = new Uint8Array(size);
-  for (let row = 0; row < size; row++) scoreLine(v.subarray(row * size, row * size + size), size, points);
-  for (let col = 0; col < size; col++) {
-    for (let row = 0; row < size; row++) line[row] = v[row * size + col]!;
-    scoreLine(line, size, points);
-  }
+  for (let row = 0; row < size; row++) scoreLine(v, row * size, 1, size, points);
+  for (let col = 0; col < size; col++) scoreLine(v, col, size, size, points);
   for (let row = 0; row < size - 1; row++) {
     let at = row * size;
     for (let col = 0; col < size - 1; col++, at++) {
       const a = v[at]!;
       const same = ~((a ^ v[at + 1]!) | (a ^ v[at + size]!) | (a ^ v[at + size + 1]!)) & 0xff;
-      if (same !== 0) points[same]! += 3;
+      points[same]! += 3;
     }
   }
   for (let i = 0; i < v.length; i++) dark[v[i]!]!++;
