@@ -3,14 +3,15 @@ import QRCode from 'qrcode';
 
 /**
  * The QR code of a deep link as a PNG data URI (000 §4.1 qrCodeDataUri). The qrcode package makes the symbol
- * (ISO/IEC 18004, error correction M); the PNG (RFC 2083) is written here as 1-bit greyscale with no row filter:
- * about a fifth of the time of the package's RGBA PNG with adaptive filtering, and a smaller image.
+ * (ISO/IEC 18004, error correction M); the PNG (RFC 2083) is written here as 1-bit greyscale, each line that repeats
+ * the one above filtered Up: a fraction of the time of the package's RGBA PNG with adaptive filtering, and a smaller
+ * image.
  */
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
- * zlib's level 3: a third of the CPU of the default level 6 on this image (its lines repeat `scale` times, which the
- * lazy matching of the higher levels searches at length), for an image about a sixth larger (about 1.1 kB).
+ * zlib's level 3: the default level 6 took about three times as long on this image (its lazy matching searches the
+ * module rows at length) for an image about 7% smaller (about 1.0 kB against 1.1 kB).
  */
 const DEFLATE_LEVEL = 3;
 
@@ -207,14 +208,16 @@ export function bestMasked(data: Buffer): { modules: Uint8Array; size: number } 
 }
 
 /**
- * The image's scanlines, 1 bit per pixel (0 = black), each after its filter-type byte 0 (none): white, then each
- * dark module's pixels cleared on the first line of its module row, and that line copied `scale` - 1 times.
+ * The image's scanlines, 1 bit per pixel (0 = black), each after its filter-type byte. The first line of each
+ * module row (and of the margins) is written out with filter 0 (none): white, then each dark module's pixels
+ * cleared. The `scale` - 1 lines below it repeat it, so they take filter 2 (Up, RFC 2083 §6.3: each byte as the
+ * difference from the byte above) and are all zeros, which deflate compresses at almost no cost: about half the
+ * compression time of the same image unfiltered, and a smaller image.
  */
 function pixelLines(modules: Uint8Array, size: number, scale: number, margin: number): Buffer {
   const width = (size + 2 * margin) * scale;
   const line = Math.ceil(width / 8) + 1;
-  const raw = Buffer.alloc(line * width, 0xff);
-  for (let at = 0; at < raw.length; at += line) raw[at] = 0;
+  const raw = Buffer.alloc(line * width);
   // Per module column, the bytes its pixels fall in and the bits they take there (first pixel = high bit).
   const spanByte: number[] = [];
   const spanBits: number[] = [];
@@ -231,13 +234,17 @@ function pixelLines(modules: Uint8Array, size: number, scale: number, margin: nu
     }
   }
   spanStart[size] = spanByte.length;
-  for (let my = 0; my < size; my++) {
-    const start = (my + margin) * scale * line;
-    for (let mx = 0; mx < size; mx++) {
-      if (!modules[my * size + mx]) continue;
-      for (let s = spanStart[mx]!; s < spanStart[mx + 1]!; s++) raw[start + spanByte[s]!] &= ~spanBits[s]!;
+  for (let row = 0; row < size + 2 * margin; row++) {
+    const start = row * scale * line;
+    raw.fill(0xff, start + 1, start + line);
+    const my = row - margin;
+    if (my >= 0 && my < size) {
+      for (let mx = 0; mx < size; mx++) {
+        if (!modules[my * size + mx]) continue;
+        for (let s = spanStart[mx]!; s < spanStart[mx + 1]!; s++) raw[start + spanByte[s]!] &= ~spanBits[s]!;
+      }
     }
-    for (let k = 1; k < scale; k++) raw.copyWithin(start + k * line, start, start + line);
+    for (let k = 1; k < scale; k++) raw[start + k * line] = 2;
   }
   return raw;
 }
