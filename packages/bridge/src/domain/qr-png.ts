@@ -111,7 +111,7 @@ function scoreLine(v: Uint8Array, start: number, step: number, size: number, poi
   let e2 = 0;
   let e3 = 0;
   let five = 0; // this module ends five equal modules, per mask
-  // The last seven modules (d1 the previous one), dark per mask.
+  // The last six modules before this one (d1 the previous one), dark per mask.
   let d1 = 0;
   let d2 = 0;
   let d3 = 0;
