@@ -5,7 +5,14 @@ import { parseCli, UsageError, USAGE } from './lib/cli.js';
 import { goalsOf, planRun } from './lib/plan.js';
 import { abortActive, pinParent, runScenarios } from './lib/harness.js';
 import { formatConfirmations } from './lib/confirm.js';
-import { buildReport, formatAlerts, formatInterleaved, formatTable, timestampFileName } from './lib/report.js';
+import {
+  buildReport,
+  formatAlerts,
+  formatInterleaved,
+  formatMainThread,
+  formatTable,
+  timestampFileName,
+} from './lib/report.js';
 import { formatProfile, readProfile, summarizeProfile } from './lib/profile.js';
 import { REPO_ROOT } from './lib/http.js';
 import { scenarios as registry } from './scenarios/index.js';
@@ -102,6 +109,8 @@ async function main(): Promise<number> {
   process.stdout.write(`${formatTable(rows)}\n`);
   const interleaved = formatInterleaved(rows, options.windows);
   if (interleaved.length > 0) process.stdout.write(`\n${interleaved.join('\n')}\n`);
+  const mainThread = formatMainThread(rows);
+  if (mainThread.length > 0) process.stdout.write(`\n${mainThread.join('\n')}\n`);
   const confirmations = formatConfirmations(rows);
   if (confirmations.length > 0) process.stdout.write(`\n${confirmations.join('\n')}\n`);
   const alerts = formatAlerts(rows);

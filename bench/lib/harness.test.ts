@@ -13,6 +13,7 @@ import {
   computeRatio,
   evaluate,
   formatInterleaved,
+  formatMainThread,
   interleavedRatio,
   formatAlerts,
   formatTable,
@@ -26,7 +27,7 @@ import { connectionsFor, replicasFor, runScenarios } from './harness.js';
 import { formatConfirmations, stricterMeasurement } from './confirm.js';
 import { runCpuLoop } from './cpu.js';
 import { combineWindows, median } from './windows.js';
-import { parseProcStatTicks } from './proc.js';
+import { mainThreadCpuSeconds, parseProcStatTicks, processCpuSeconds } from './proc.js';
 import { formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
 import { TEST_RUN_OPTIONS } from './run-options.fixture.js';
@@ -638,6 +639,14 @@ describe('parseProcStatTicks', () => {
     expect(parseProcStatTicks(`4242 (a) b (c)) ${rest}`)).toBe(1290);
     expect(parseProcStatTicks('garbage')).toBeNull();
   });
+
+  it('reads a live process and its main thread, the thread a part of the process', () => {
+    const main = mainThreadCpuSeconds(process.pid);
+    const all = processCpuSeconds(process.pid);
+    expect(main).toBeGreaterThanOrEqual(0);
+    expect(main!).toBeLessThanOrEqual(all! + 0.011);
+    expect(mainThreadCpuSeconds(2 ** 22 + 1)).toBeNull();
+  });
 });
 
 describe('runScenarios', () => {
@@ -761,6 +770,19 @@ describe('measurement windows', () => {
     ]);
   });
 
+  it('takes the median of the main thread’s CPU per operation, when every window has it', () => {
+    const main = (perSecond: number, cpu: number, mainCpu: number | null) => ({
+      ...window(perSecond, cpu),
+      mainThreadCpuUsPerOp: mainCpu,
+    });
+    expect(combineWindows([main(1000, 50, 20), main(1100, 48, 19), main(600, 90, 60)], latency)).toMatchObject({
+      cpuUsPerOp: 50,
+      mainThreadCpuUsPerOp: 20,
+    });
+    expect(combineWindows([main(1000, 50, 20), main(900, 48, null)], latency).mainThreadCpuUsPerOp).toBeNull();
+    expect(combineWindows([window(1000, 50), window(900, 48)], latency)).not.toHaveProperty('mainThreadCpuUsPerOp');
+  });
+
   it('has no CPU figures when a window has none, and one window stays as it was measured', () => {
     const combined = combineWindows([window(1000, 50), window(900, null)], latency);
     expect(combined.cpuUsPerOp).toBeNull();
@@ -875,6 +897,12 @@ describe('goals read in turn with their references', () => {
     ).toMatchObject({ interleaved: false, value: 0.125 });
     expect(formatInterleaved([base, row], 3)).toEqual([
       'work: in turn with base 40.0 us/op (ratios: medians of 3 rounds)',
+    ]);
+    // The main thread's share, when the server's was measured, for the row and the references beside it.
+    const split = (m: Measurement, main: number) => ({ ...m, mainThreadCpuUsPerOp: main });
+    const measured = { ...row, measurement: split(row.measurement!, 20), interleaved: { base: split(beside, 10) } };
+    expect(formatMainThread([base, measured])).toEqual([
+      'main thread: work 20.0 of 80.0 us/op (25.0%); in turn: base 10.0 of 40.0 us/op (25.0%)',
     ]);
   });
 

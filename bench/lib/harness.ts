@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { runCpuLoop } from './cpu.js';
 import { LatencyHistogram, latencyOf } from './histogram.js';
 import { LOAD_CPU, runHttpLoad, type HttpLoadOptions } from './http.js';
-import { processCpuSeconds } from './proc.js';
+import { mainThreadCpuSeconds, processCpuSeconds } from './proc.js';
 import { combineWindows } from './windows.js';
 import { evaluate } from './report.js';
 import { stricterMeasurement } from './confirm.js';
@@ -46,7 +46,14 @@ interface Target {
   warmUp(): Promise<void>;
   window(seconds: number, histogram: LatencyHistogram): Promise<Measurement>;
   /** An http target's server processes: the CPU seconds each has used so far (null where unknown). */
-  serverCpu?: () => (number | null)[];
+  serverCpu?: () => CpuReading;
+}
+
+interface CpuReading {
+  /** Each server process's CPU seconds, all threads. */
+  each: (number | null)[];
+  /** With one server process: its main thread's (null where unknown, or with replicas). */
+  main: number | null;
 }
 
 function targetOf(scenario: Scenario, setup: ScenarioSetup, options: RunOptions): Target {
@@ -66,7 +73,14 @@ function targetOf(scenario: Scenario, setup: ScenarioSetup, options: RunOptions)
     return {
       warmUp: async () => void (await runHttpLoad({ ...load, durationSeconds: options.warmupSeconds })),
       window: (seconds, histogram) => runHttpLoad({ ...load, durationSeconds: seconds }, histogram),
-      ...(pids.length > 0 ? { serverCpu: () => pids.map(processCpuSeconds) } : {}),
+      ...(pids.length > 0
+        ? {
+            serverCpu: () => ({
+              each: pids.map(processCpuSeconds),
+              main: pids.length === 1 ? mainThreadCpuSeconds(pids[0]!) : null,
+            }),
+          }
+        : {}),
     };
   }
   const fn = setup.fn;
@@ -91,7 +105,7 @@ async function measureTargets(targets: Target[], options: RunOptions): Promise<M
   if (options.warmupSeconds > 0) for (const target of targets) await target.warmUp();
   const histograms = targets.map(() => new LatencyHistogram());
   const windows: Measurement[][] = targets.map(() => []);
-  const cpuMarks: (number | null)[][][] = targets.map(() => []);
+  const cpuMarks: CpuReading[][] = targets.map(() => []);
   const seconds = options.durationSeconds / options.windows;
   for (let round = 0; round < options.windows; round++) {
     for (const [i, target] of targets.entries()) {
@@ -109,19 +123,23 @@ async function measureTargets(targets: Target[], options: RunOptions): Promise<M
   });
 }
 
-/** Each process's CPU seconds between two readings (null where either is unknown). */
-function cpuBetween(before: (number | null)[], after: (number | null)[]): (number | null)[] {
-  return before.map((b, i) => (b !== null && after[i] != null ? after[i]! - b : null));
+/** The CPU seconds between two readings: each process's, and the main thread's (null where either is unknown). */
+function cpuBetween(before: CpuReading, after: CpuReading): CpuReading {
+  const between = (b: number | null, a: number | null | undefined) => (b !== null && a != null ? a - b : null);
+  return { each: before.each.map((b, i) => between(b, after.each[i])), main: between(before.main, after.main) };
 }
 
 /** A window's measurement with its server CPU time replaced (the sum, per replica, per operation). */
-function withServerCpu(m: Measurement, cpuEach: (number | null)[]): Measurement {
+function withServerCpu(m: Measurement, cpu: CpuReading): Measurement {
+  const cpuEach = cpu.each;
   const known = cpuEach.length > 0 && cpuEach.every((c) => c !== null);
   const cpuSeconds = known ? (cpuEach as number[]).reduce((a, b) => a + b, 0) : null;
+  const perOp = (seconds: number | null) => (seconds !== null && m.total > 0 ? (seconds / m.total) * 1e6 : null);
   return {
     ...m,
     cpuSeconds,
-    cpuUsPerOp: cpuSeconds !== null && m.total > 0 ? (cpuSeconds / m.total) * 1e6 : null,
+    cpuUsPerOp: perOp(cpuSeconds),
+    ...(cpuEach.length === 1 ? { mainThreadCpuUsPerOp: perOp(cpu.main) } : {}),
     ...(m.replicas ? { replicas: { ...m.replicas, cpuSeconds: cpuEach } } : {}),
   };
 }

@@ -24,12 +24,25 @@ export function parseProcStatTicks(stat: string): number | null {
 }
 
 /**
+ * CPU seconds (user + system) the main thread of a process (its JavaScript event loop: the task whose id is the
+ * process id) has used so far; null elsewhere or when the process is gone. The rest of a process's CPU time is
+ * its other threads': the libuv pool (RSA signatures, zlib, file system), V8's garbage collection and compiler.
+ */
+export function mainThreadCpuSeconds(pid: number): number | null {
+  return ticksOf(`/proc/${pid}/task/${pid}/stat`);
+}
+
+/**
  * CPU seconds (user + system, all threads) a process has used so far, from /proc (Linux); null elsewhere or
  * when the process is gone. Resolution: one clock tick (10 ms).
  */
 export function processCpuSeconds(pid: number): number | null {
+  return ticksOf(`/proc/${pid}/stat`);
+}
+
+function ticksOf(statPath: string): number | null {
   try {
-    const ticks = parseProcStatTicks(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const ticks = parseProcStatTicks(readFileSync(statPath, 'utf8'));
     return ticks === null ? null : ticks / clockTicks();
   } catch {
     return null;

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { replicaRole } from './replica.js';
 import { serverInDataDir } from './server-setup.js';
 import { runHttpLoad } from './http.js';
+import { runScenarios } from './harness.js';
+import { formatMainThread } from './report.js';
+import { TEST_RUN_OPTIONS } from './run-options.fixture.js';
 import type { ScenarioSetup, SetupContext } from './types.js';
 
 const FIXTURE = '../lib/replica-fixture-server';
@@ -94,5 +97,36 @@ describe('serverInDataDir with replicas', () => {
       await setup.teardown();
     }
     expect(pids.map(alive)).toEqual([false, false]);
+  });
+});
+
+describe('the server main thread’s share of the CPU', () => {
+  it('one server: measured beside the whole process, a part of it, and printed under the table', async () => {
+    const [row] = await runScenarios(
+      [
+        {
+          name: 'fixture',
+          description: 'the replica fixture, one server',
+          kind: 'http',
+          connections: 4,
+          setup: (setupContext) => serverInDataDir(FIXTURE, setupContext, {}, async (child) => ({ url: child.url })),
+        },
+      ],
+      { ...TEST_RUN_OPTIONS, durationSeconds: 2, warmupSeconds: 0, windows: 2 },
+      () => {},
+    );
+    const m = row!.measurement!;
+    expect(m.non2xx).toBe(0);
+    expect(m.cpuUsPerOp).toBeGreaterThan(0);
+    expect(m.mainThreadCpuUsPerOp).toBeGreaterThan(0);
+    // The process's time is every thread's; both are read to a clock tick (10 ms), one after the other.
+    const tick = (0.011 / m.total) * 1e6 * 2;
+    expect(m.mainThreadCpuUsPerOp!).toBeLessThanOrEqual(m.cpuUsPerOp! + tick);
+    // A row is printed only when it has a goal.
+    expect(formatMainThread([row!])).toEqual([]);
+    const withGoal = { ...row!, goals: [{} as never] };
+    expect(formatMainThread([withGoal])[0]).toMatch(
+      /^main thread: fixture \d+(\.\d+)? of \d+(\.\d+)? us\/op \(\d+\.\d%\)$/,
+    );
   });
 });

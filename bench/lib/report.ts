@@ -282,6 +282,29 @@ export function formatInterleaved(rows: ScenarioResult[], rounds: number): strin
     });
 }
 
+/**
+ * One line per http row with a goal whose server's main thread was measured: how much of the CPU per operation its
+ * event loop spent, the rest being its other threads' (the libuv pool's signatures, garbage collection), and the
+ * same for the references measured in turn with it. What a per-core gap to a floor is made of: the pool's work is
+ * usually the same on both sides, so the gap is on the event loop (or in the garbage it leaves).
+ */
+export function formatMainThread(rows: ScenarioResult[]): string[] {
+  const split = (name: string, m: Measurement | undefined | null): string | null =>
+    m?.mainThreadCpuUsPerOp != null && m.cpuUsPerOp != null && m.cpuUsPerOp > 0
+      ? `${name} ${fmtMs(m.mainThreadCpuUsPerOp)} of ${fmtMs(m.cpuUsPerOp)} us/op (${fmtPct(m.mainThreadCpuUsPerOp / m.cpuUsPerOp)})`
+      : null;
+  return rows
+    .filter((r) => r.goals.length > 0)
+    .flatMap((r) => {
+      const own = split(r.name, r.measurement);
+      if (own === null) return [];
+      const beside = Object.entries(r.interleaved ?? {})
+        .map(([name, m]) => split(name, m))
+        .filter((line): line is string => line !== null);
+      return [`main thread: ${own}${beside.length > 0 ? `; in turn: ${beside.join(', ')}` : ''}`];
+    });
+}
+
 /** Lines printed under the table for every MISS (one per missed goal) and ERROR, loud enough for a CI log. */
 export function formatAlerts(rows: ScenarioResult[]): string[] {
   const out: string[] = [];

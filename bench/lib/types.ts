@@ -131,6 +131,11 @@ export interface Measurement {
   cpuSeconds: number | null;
   /** cpuSeconds / total, in microseconds. */
   cpuUsPerOp: number | null;
+  /**
+   * `http` with one server process (Linux): the part of cpuUsPerOp spent on the server's main thread (its event
+   * loop); the rest went to its other threads (the libuv pool, garbage collection). Absent otherwise.
+   */
+  mainThreadCpuUsPerOp?: number | null;
   /** `http` only: connection errors and timeouts. */
   errors: number;
   /** `http` only: responses with a status outside 2xx (or other than the scenario's `expectedStatus`). */

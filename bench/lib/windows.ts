@@ -16,6 +16,7 @@ export function combineWindows(windows: readonly Measurement[], latencyMs: Measu
   const cpu = windows.map((m) => m.cpuSeconds);
   const cpuKnown = cpu.every((c) => c !== null);
   const perOp = windows.map((m) => m.cpuUsPerOp);
+  const mainPerOp = windows.map((m) => m.mainThreadCpuUsPerOp);
   const replicas = windows[0]!.replicas;
   return {
     durationSeconds: sum((m) => m.durationSeconds),
@@ -24,6 +25,9 @@ export function combineWindows(windows: readonly Measurement[], latencyMs: Measu
     latencyMs,
     cpuSeconds: cpuKnown ? (cpu as number[]).reduce((a, b) => a + b, 0) : null,
     cpuUsPerOp: perOp.every((c) => c !== null) ? median(perOp as number[]) : null,
+    ...(mainPerOp.every((c) => c !== undefined)
+      ? { mainThreadCpuUsPerOp: mainPerOp.every((c) => c !== null) ? median(mainPerOp as number[]) : null }
+      : {}),
     errors: sum((m) => m.errors),
     non2xx: sum((m) => m.non2xx),
     ...(windows[0]!.connections === undefined ? {} : { connections: windows[0]!.connections }),
