@@ -28,6 +28,20 @@ export interface Signature {
   signature: Uint8Array;
 }
 
+/**
+ * One version of a signing key as the provider holds it ready: what a JWS header names and the signing operation of
+ * that same version. A header read from it and the signature made with it always agree, even when the alias rotates
+ * in between (the version signed with was active when it was read, and a retired version stays published).
+ */
+export interface ActiveSigningKey {
+  readonly kid: string;
+  readonly algorithm: SigningAlgorithm;
+  /** Shared and frozen: copy it before changing it. */
+  readonly publicJwk: Readonly<JWK>;
+  /** Signs with this version, whichever is active by then. */
+  sign(data: Uint8Array): Promise<Signature>;
+}
+
 export interface KeyManager extends SymmetricKeyManager {
   /** Creates the first version of a key under `alias`; fails if the alias exists. */
   create(alias: string, algorithm: SigningAlgorithm): Promise<KeyInfo>;
@@ -35,6 +49,14 @@ export interface KeyManager extends SymmetricKeyManager {
   ensure(alias: string, algorithm: SigningAlgorithm): Promise<KeyInfo>;
   /** Signs with the active version of `alias`. */
   sign(alias: string, data: Uint8Array): Promise<Signature>;
+  /** The active version of `alias`, for a header and a signature under one kid (signJwt). */
+  activeSigningKey(alias: string): Promise<ActiveSigningKey>;
+  /**
+   * The same without waiting, when the provider already holds the active version and need not look for a rotation
+   * now; otherwise undefined (then call activeSigningKey). A signing request makes several key calls: answered from
+   * memory, they need neither a promise chain nor a copy each.
+   */
+  readyActiveSigningKey(alias: string): ActiveSigningKey | undefined;
   /** Public JWK (with kid, alg, use) of the active version. */
   publicJwk(alias: string): Promise<JWK>;
   /** Public JWKs of every version still to be published (active first), for key-set documents. */

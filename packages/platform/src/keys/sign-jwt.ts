@@ -1,3 +1,4 @@
+import type { JWK } from 'jose';
 import type { KeyManager } from './key-manager.js';
 import { base64urlBytes, base64urlJson, signingInputBytes } from './jws-encoding.js';
 
@@ -11,13 +12,22 @@ export async function signJwt(
   payload: Record<string, unknown>,
   header: Record<string, unknown> = {},
 ): Promise<string> {
-  const jwk = await keys.publicJwk(alias);
-  const protectedHeader = { ...header, alg: jwk.alg, kid: jwk.kid };
-  const signingInput = `${base64urlJson(protectedHeader)}.${base64urlJson(payload)}`;
-  const signature = await keys.sign(alias, signingInputBytes(signingInput));
-  if (signature.kid !== jwk.kid) {
-    // The key rotated between reading the header and signing: sign again under the new header.
-    return signJwt(keys, alias, payload, header);
-  }
-  return `${signingInput}.${base64urlBytes(signature.signature)}`;
+  return (await signJwtWithKey(keys, alias, payload, header)).jwt;
+}
+
+/**
+ * The same, with the public JWK of the version that signed (a caller that also names the signer, such as
+ * @openid4vc/oauth2's `signerJwk`). Header and signature come from one version, read from memory when the provider
+ * holds it ready: a rotation in between cannot make them disagree.
+ */
+export async function signJwtWithKey(
+  keys: KeyManager,
+  alias: string,
+  payload: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): Promise<{ jwt: string; publicJwk: Readonly<JWK> }> {
+  const key = keys.readyActiveSigningKey(alias) ?? (await keys.activeSigningKey(alias));
+  const signingInput = `${base64urlJson({ ...header, alg: key.algorithm, kid: key.kid })}.${base64urlJson(payload)}`;
+  const signature = await key.sign(signingInputBytes(signingInput));
+  return { jwt: `${signingInput}.${base64urlBytes(signature.signature)}`, publicJwk: key.publicJwk };
 }

@@ -21,9 +21,10 @@ import { insertVersion, lockActive, ROW_COLUMNS, toInfo, type KeyRow } from './s
 export const DEFAULT_RETAIN_SECONDS = 86_400 + 3_600;
 
 /** The decrypted active version of an alias, held in memory so that signing needs no database round trip. */
-interface ActiveKey extends SigningParameters {
-  info: KeyInfo;
-  publicJwk: JWK;
+export interface ActiveKey extends SigningParameters {
+  readonly info: KeyInfo;
+  /** Frozen: handed out as it is by the ready path (ActiveSigningKey), copied by publicJwk. */
+  readonly publicJwk: Readonly<JWK>;
   checkedAt: number;
 }
 
@@ -209,17 +210,26 @@ export class SigningKeys {
   }
 
   /** The cached active version, re-read at most every recheck interval (and after a local rotation). */
-  private activeKey(alias: string): Promise<ActiveKey> {
+  activeKey(alias: string): Promise<ActiveKey> {
     const cached = this.active.get(alias);
-    const now = this.options.clock.now().getTime();
-    if (cached && now >= cached.checkedAt && now - cached.checkedAt < this.options.recheckMs)
-      return Promise.resolve(cached);
+    if (cached && this.isFresh(cached)) return Promise.resolve(cached);
     let pending = this.loading.get(alias);
     if (!pending) {
       pending = this.reloadActive(alias, cached).finally(() => this.loading.delete(alias));
       this.loading.set(alias, pending);
     }
     return pending;
+  }
+
+  /** The cached active version when it needs no re-read now; undefined when activeKey would go to the database. */
+  readyActiveKey(alias: string): ActiveKey | undefined {
+    const cached = this.active.get(alias);
+    return cached && this.isFresh(cached) ? cached : undefined;
+  }
+
+  private isFresh(key: ActiveKey): boolean {
+    const now = this.options.clock.now().getTime();
+    return now >= key.checkedAt && now - key.checkedAt < this.options.recheckMs;
   }
 
   private async reloadActive(alias: string, cached: ActiveKey | undefined): Promise<ActiveKey> {
@@ -249,7 +259,12 @@ export class SigningKeys {
       'sha256',
     );
     if (derivedKid !== row.kid) throw sealedKeyUnusable(row.alias);
-    return { info: toInfo(row), publicJwk: row.public_jwk, ...signingParameters(algorithm, privateKey), checkedAt };
+    return {
+      info: toInfo(row),
+      publicJwk: Object.freeze({ ...row.public_jwk }),
+      ...signingParameters(algorithm, privateKey),
+      checkedAt,
+    };
   }
 
   private async readActive(alias: string): Promise<KeyRow> {

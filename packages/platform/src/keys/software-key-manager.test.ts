@@ -15,8 +15,9 @@ import { ManualClock } from '../observability/clock.js';
 import { Metrics } from '../observability/metrics.js';
 import { countingDatabase, DATABASE_KINDS, openTestDatabase, type TestDatabase } from '../testing/databases.js';
 import type { SigningAlgorithm } from './key-manager.js';
-import { signJwt } from './sign-jwt.js';
+import { signJwt, signJwtWithKey } from './sign-jwt.js';
 import {
+  DEFAULT_ACTIVE_KEY_RECHECK_SECONDS,
   DEFAULT_RETAIN_SECONDS,
   SIGNING_ALGORITHMS,
   SoftwareKeyManager,
@@ -298,6 +299,55 @@ describe.each(DATABASE_KINDS)('SoftwareKeyManager (%s)', (kind) => {
     clock.advance(5);
     await Promise.all(Array.from({ length: 10 }, () => keys.sign('hot-path', new Uint8Array([2]))));
     expect(counted.units()).toBe(2);
+  });
+
+  it('holds the active version ready: header and signature from one version, across a rotation', async () => {
+    const clock = new ManualClock(START);
+    const metrics = new Metrics({ collectDefault: false });
+    const keys = manager({ clock, metrics });
+    const v1 = await keys.create('ready', 'ES256');
+    // Not loaded yet: the ready path answers nothing and does not go to the database.
+    expect(keys.readyActiveSigningKey('ready')).toBeUndefined();
+    const loaded = await keys.activeSigningKey('ready');
+    expect(loaded).toMatchObject({ kid: v1.kid, algorithm: 'ES256' });
+    expect(loaded.publicJwk).toEqual(await keys.publicJwk('ready'));
+    expect(Object.isFrozen(loaded.publicJwk)).toBe(true);
+    // The same object on every read: a signing request allocates nothing to find its key.
+    expect(keys.readyActiveSigningKey('ready')).toBe(loaded);
+
+    // A rotation here: the handle read before it still signs with v1, whose key stays published.
+    const v2 = await keys.rotate('ready');
+    expect(keys.readyActiveSigningKey('ready')).toBeUndefined();
+    const data = randomBytes(64);
+    const old = await loaded.sign(data);
+    expect(old.kid).toBe(v1.kid);
+    const check = verifier('ES256', createPublicKey({ key: loaded.publicJwk as JsonWebKey, format: 'jwk' }));
+    expect(cryptoVerify(check.digest, data, check.key, old.signature)).toBe(true);
+    expect((await keys.publishedJwks('ready')).map((j) => j.kid)).toEqual([v2.kid, v1.kid]);
+    expect((await keys.activeSigningKey('ready')).kid).toBe(v2.kid);
+
+    // Once the recheck interval has passed, the ready path defers to activeSigningKey (a rotation elsewhere).
+    clock.advance(DEFAULT_ACTIVE_KEY_RECHECK_SECONDS);
+    expect(keys.readyActiveSigningKey('ready')).toBeUndefined();
+    await expect(keys.activeSigningKey('no-such-alias')).rejects.toMatchObject({ code: 'not_found' });
+    // Signatures through a handle are counted as the provider's sign calls; the ready reads are not calls.
+    expect(await kmsCount(metrics, 'sign', 'success')).toBe(1);
+    expect(await kmsCount(metrics, 'active_signing_key', 'success')).toBe(2);
+    expect(await kmsCount(metrics, 'active_signing_key', 'failure')).toBe(1);
+  });
+
+  it('signJwt reads the ready version: no key call but the signature once the key is loaded', async () => {
+    const metrics = new Metrics({ collectDefault: false });
+    const keys = manager({ metrics });
+    const info = await keys.create('jwt-ready', 'RS256');
+    const first = await signJwtWithKey(keys, 'jwt-ready', { n: 1 }, { typ: 'JWT' });
+    expect(first.publicJwk.kid).toBe(info.kid);
+    await Promise.all(Array.from({ length: 5 }, (_, n) => signJwt(keys, 'jwt-ready', { n })));
+    const verified = await compactVerify(first.jwt, await importJWK(first.publicJwk as JWK, 'RS256'));
+    expect(verified.protectedHeader).toEqual({ typ: 'JWT', alg: 'RS256', kid: info.kid });
+    expect(await kmsCount(metrics, 'active_signing_key', 'success')).toBe(1);
+    expect(await kmsCount(metrics, 'sign', 'success')).toBe(6);
+    expect(await kmsCount(metrics, 'public_jwk', 'success')).toBe(0);
   });
 
   it('stores private keys only sealed under the master key', async () => {

@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { systemClock, type Clock } from '../observability/clock.js';
 import { Metrics, type KmsSeries } from '../observability/metrics.js';
 import type {
+  ActiveSigningKey,
   DecryptedData,
   EncryptedData,
   KeyInfo,
@@ -17,7 +18,8 @@ import type {
   SymmetricKeyInfo,
 } from './key-manager.js';
 import { MASTER_KEY_BYTES } from './master-key.js';
-import { SigningKeys } from './signing-keys.js';
+import { signFor } from './signing-algorithms.js';
+import { SigningKeys, type ActiveKey } from './signing-keys.js';
 import { SymmetricKeys } from './symmetric-keys.js';
 
 export { SIGNING_ALGORITHMS } from './signing-algorithms.js';
@@ -58,6 +60,8 @@ export class SoftwareKeyManager implements KeyManager {
   private readonly series = new Map<string, { success: KmsSeries; failure: KmsSeries }>();
   private readonly signing: SigningKeys;
   private readonly symmetric: SymmetricKeys;
+  /** One ActiveSigningKey per loaded version, made when first asked for: the ready path allocates nothing. */
+  private readonly handles = new WeakMap<ActiveKey, ActiveSigningKey>();
 
   constructor(options: SoftwareKeyManagerOptions) {
     if (options.masterKey.length !== MASTER_KEY_BYTES)
@@ -86,6 +90,16 @@ export class SoftwareKeyManager implements KeyManager {
 
   sign(alias: string, data: Uint8Array): Promise<Signature> {
     return this.observe('sign', () => this.signing.sign(alias, data));
+  }
+
+  activeSigningKey(alias: string): Promise<ActiveSigningKey> {
+    return this.observe('active_signing_key', async () => this.handle(await this.signing.activeKey(alias)));
+  }
+
+  /** A read of memory, not a call to the provider's store: not counted in kms_calls_total (its signatures are). */
+  readyActiveSigningKey(alias: string): ActiveSigningKey | undefined {
+    const key = this.signing.readyActiveKey(alias);
+    return key && this.handle(key);
   }
 
   publicJwk(alias: string): Promise<JWK> {
@@ -171,8 +185,55 @@ export class SoftwareKeyManager implements KeyManager {
     return this.observe('export_symmetric', () => this.symmetric.export(alias, version));
   }
 
-  private async observe<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+  private handle(key: ActiveKey): ActiveSigningKey {
+    let handle = this.handles.get(key);
+    if (!handle) {
+      const { kid, algorithm } = key.info;
+      handle = Object.freeze({
+        kid,
+        algorithm,
+        publicJwk: key.publicJwk,
+        // Counted as the provider's `sign` calls are: one signature, one call.
+        sign: (data: Uint8Array): Promise<Signature> =>
+          this.recorded(
+            'sign',
+            performance.now(),
+            signFor(algorithm, key, data).then((signature) => ({ kid, algorithm, signature })),
+          ),
+      });
+      this.handles.set(key, handle);
+    }
+    return handle;
+  }
+
+  private observe<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     const started = performance.now();
+    let call: Promise<T>;
+    try {
+      call = fn();
+    } catch (error) {
+      // A provider method that throws before its first await still answers with a rejection, counted as a failure.
+      call = Promise.reject(error as Error);
+    }
+    return this.recorded(operation, started, call);
+  }
+
+  /** Records the call that `started` at its end, by result, and answers what it answered. */
+  private recorded<T>(operation: string, started: number, call: Promise<T>): Promise<T> {
+    const series = this.seriesOf(operation);
+    return call.then(
+      (value) => {
+        series.success.record(CALL, (performance.now() - started) / 1000);
+        return value;
+      },
+      (error: unknown) => {
+        series.failure.record(CALL, (performance.now() - started) / 1000);
+        throw error;
+      },
+    );
+  }
+
+  private seriesOf(operation: string): { success: KmsSeries; failure: KmsSeries } {
     let series = this.series.get(operation);
     if (!series) {
       series = {
@@ -181,14 +242,7 @@ export class SoftwareKeyManager implements KeyManager {
       };
       this.series.set(operation, series);
     }
-    try {
-      const value = await fn();
-      series.success.record(CALL, (performance.now() - started) / 1000);
-      return value;
-    } catch (error) {
-      series.failure.record(CALL, (performance.now() - started) / 1000);
-      throw error;
-    }
+    return series;
   }
 }
 

@@ -8,7 +8,6 @@ import type { DpopHeader } from '../dpop/token-service-dpop.js';
 import { hashToken, newOpaqueToken } from '../domain/random.js';
 import { parseScope } from '../domain/scopes.js';
 import { grantStore, type AuthorizationCode, type Grant } from '../storage/grant-store.js';
-import { signingKeyAlias } from '../tokens/token-signer.js';
 import { createAccessToken, createIdToken, type IssuedTokens } from '../tokens/issue-tokens.js';
 
 export interface ExchangeCodeInput {
@@ -99,8 +98,7 @@ export function exchangeAuthorizationCode(ctx: TokenServiceContext) {
       const audit = cmd.auditIntent();
       // Signing needs the tenant's active key, which the key manager re-reads every few seconds: read it now, before
       // the statement commits, so that a database lost right after the commit cannot fail the answer (issue 13 §7).
-      await ctx.signer.ensureKey(cmd.tenantId);
-      await ctx.platform.keys.publicJwk(signingKeyAlias(cmd.tenantId));
+      await ctx.signer.holdKeyReady(cmd.tenantId);
       // One statement (shared with the tenant's concurrent exchanges), outside a transaction: it consumes the code
       // only if every check holds. Its gate compares the verifier's S256 digest with the stored challenge; a refusal
       // is explained below by the constant-time check.

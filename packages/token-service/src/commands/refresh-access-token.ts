@@ -7,7 +7,6 @@ import { formatScope, parseScope } from '../domain/scopes.js';
 import { grantStore, type Grant, type RefreshToken } from '../storage/grant-store.js';
 import { dpopBindingError } from '../domain/dpop-binding.js';
 import type { DpopHeader } from '../dpop/token-service-dpop.js';
-import { signingKeyAlias } from '../tokens/token-signer.js';
 import { createAccessToken, type IssuedTokens } from '../tokens/issue-tokens.js';
 
 export interface RefreshInput {
@@ -92,8 +91,7 @@ export function refreshAccessToken(ctx: TokenServiceContext) {
       const audit = cmd.auditIntent();
       // Signing needs the tenant's active key, which the key manager re-reads every few seconds: read it now, before
       // the statement commits, so that a database lost right after the commit cannot fail the answer (issue 13 §7).
-      await ctx.signer.ensureKey(cmd.tenantId);
-      await ctx.platform.keys.publicJwk(signingKeyAlias(cmd.tenantId));
+      await ctx.signer.holdKeyReady(cmd.tenantId);
       // One statement (shared with the tenant's concurrent refreshes), outside a transaction: it rotates the token
       // only if every check holds.
       const redeemed = await ctx.redemptions.redeemRefreshToken(cmd.tenantId, {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { importJWK, jwtVerify, decodeProtectedHeader, type JWK, type JWTPayload, type KeyObject } from 'jose';
 import { Oauth2AuthorizationServer, HashAlgorithm, type CallbackContext } from '@openid4vc/oauth2';
-import { secureRandomBytes, signJwt, type KeyManager } from '@tessera/platform';
+import { secureRandomBytes, signJwt, signJwtWithKey, type KeyManager } from '@tessera/platform';
 
 /** Every token of a tenant is signed by its own RS256 key (000 §5), through the key-management layer. */
 export const signingKeyAlias = (tenantId: string) => `token-service:${tenantId}:rs256`;
@@ -41,10 +41,14 @@ export class TokenSigner {
       generateRandom: (n) => secureRandomBytes(n),
       signJwt: async (_signer, { header, payload }) => {
         if (tenantId === null) throw new Error('no signing tenant');
-        await self.ensureKey(tenantId);
-        const alias = signingKeyAlias(tenantId);
-        const jwt = await signJwt(keys, alias, payload as Record<string, unknown>, header as Record<string, unknown>);
-        return { jwt, signerJwk: (await keys.publicJwk(alias)) as never };
+        if (!self.keyExists.has(tenantId)) await self.ensureKey(tenantId);
+        const { jwt, publicJwk } = await signJwtWithKey(
+          keys,
+          signingKeyAlias(tenantId),
+          payload as Record<string, unknown>,
+          header as Record<string, unknown>,
+        );
+        return { jwt, signerJwk: publicJwk as never };
       },
       verifyJwt: async () => {
         throw new Error('not used');
@@ -55,16 +59,28 @@ export class TokenSigner {
   }
 
   private readonly ensured = new Map<string, Promise<void>>();
+  /** Tenants whose key is known to exist: a signature needs no wait on ensureKey's settled promise. */
+  private readonly keyExists = new Set<string>();
 
   /** The tenant's signing key exists (created on first use: a tenant added at run time gets one too). */
   ensureKey(tenantId: string): Promise<void> {
     let pending = this.ensured.get(tenantId);
     if (!pending) {
-      pending = this.keys.ensure(signingKeyAlias(tenantId), 'RS256').then(() => undefined);
+      pending = this.keys.ensure(signingKeyAlias(tenantId), 'RS256').then(() => void this.keyExists.add(tenantId));
       this.ensured.set(tenantId, pending);
       pending.catch(() => this.ensured.delete(tenantId));
     }
     return pending;
+  }
+
+  /**
+   * The tenant's active key is in memory and needs no re-read for the moment: a caller about to commit reads it
+   * first, so that a database lost right after its commit cannot fail the signatures of its answer (issue 13 §7).
+   */
+  async holdKeyReady(tenantId: string): Promise<void> {
+    if (!this.keyExists.has(tenantId)) await this.ensureKey(tenantId);
+    const alias = signingKeyAlias(tenantId);
+    if (!this.keys.readyActiveSigningKey(alias)) await this.keys.activeSigningKey(alias);
   }
 
   async sign(
@@ -72,7 +88,7 @@ export class TokenSigner {
     payload: Record<string, unknown>,
     header: Record<string, unknown> = {},
   ): Promise<string> {
-    await this.ensureKey(tenantId);
+    if (!this.keyExists.has(tenantId)) await this.ensureKey(tenantId);
     return signJwt(this.keys, signingKeyAlias(tenantId), payload, header);
   }
 
