@@ -60,29 +60,42 @@ export class ClientRequestAuthenticator {
       throw error;
     }
     await this.guard.succeeded(tenantId, client.clientId);
-    return { client, cmd: asClient(cmd, client) };
+    return { client, cmd: new ClientCommandContext(cmd, client) };
   }
 }
 
-/** The caller's context with the authenticated client as its principal; the logger stays the caller's, made on use. */
-function asClient(cmd: CommandContext, client: Client): CommandContext {
-  return {
-    tenantId: cmd.tenantId,
-    principal: {
+/**
+ * The caller's context with the authenticated client as its principal; the logger stays the caller's, made on use.
+ * A class, as the platform's contexts are: an object literal with a getter is built through the runtime on every
+ * token request, a class instance with the getter on its prototype is not.
+ */
+class ClientCommandContext implements CommandContext {
+  readonly tenantId: string;
+  readonly principal: CommandContext['principal'];
+  readonly correlationId: string;
+  readonly trace: CommandContext['trace'];
+
+  constructor(
+    private readonly caller: CommandContext,
+    client: Client,
+  ) {
+    this.tenantId = caller.tenantId;
+    this.principal = {
       id: client.clientId,
       kind: 'client',
-      tenantId: cmd.tenantId,
+      tenantId: caller.tenantId,
       roles: [],
       scopes: [],
       clientId: client.clientId,
       issuer: null,
-    },
-    correlationId: cmd.correlationId,
-    trace: cmd.trace,
-    get log() {
-      return cmd.log;
-    },
-  };
+    };
+    this.correlationId = caller.correlationId;
+    this.trace = caller.trace;
+  }
+
+  get log(): CommandContext['log'] {
+    return this.caller.log;
+  }
 }
 
 /** A header sent once; a header Node joined into a list is not a credential. */
