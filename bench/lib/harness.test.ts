@@ -28,7 +28,7 @@ import { formatConfirmations, stricterMeasurement } from './confirm.js';
 import { runCpuLoop } from './cpu.js';
 import { combineWindows, median } from './windows.js';
 import { mainThreadCpuSeconds, parseProcStatTicks, processCpuSeconds } from './proc.js';
-import { formatProfile, packageOf, summarizeProfile } from './profile.js';
+import { compareProfiles, formatComparison, formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
 import { TEST_RUN_OPTIONS } from './run-options.fixture.js';
 import type { Measurement, Scenario, ScenarioResult } from './types.js';
@@ -854,6 +854,39 @@ describe('CPU profile summary', () => {
     expect(hook).toMatchObject({ self: 1, total: 4, selfShare: 0.25, totalShare: 1 });
     expect(s.packages[0]).toMatchObject({ name: '@pinojs/redact', self: 3, total: 3 });
     expect(formatProfile(s, 5)).toContain('75.0% self   75.0% total  @pinojs/redact');
+  });
+
+  it('sets two profiles side by side in µs per operation, scaled to each run’s CPU per operation', () => {
+    const frame = (functionName: string, url = '') => ({ functionName, url, lineNumber: 0 });
+    const profileOf = (samples: number[]) => ({
+      nodes: [
+        { id: 1, callFrame: frame('(root)'), children: [2, 3] },
+        { id: 2, callFrame: frame('handler', 'file:///r/packages/token-service/src/x.ts') },
+        { id: 3, callFrame: frame('query', 'file:///r/node_modules/pg/lib/client.js') },
+      ],
+      samples,
+      timeDeltas: samples.map(() => 1000),
+    });
+    // a: 3 of 4 samples in the handler, 400 µs/op; b: 1 of 4, 200 µs/op.
+    const a = { summary: summarizeProfile(profileOf([2, 2, 2, 3]), '/r/'), usPerOp: 400 };
+    const b = { summary: summarizeProfile(profileOf([2, 3, 3, 3]), '/r/'), usPerOp: 200 };
+    const rows = compareProfiles(a, b);
+    expect(rows).toEqual([
+      { name: 'packages/token-service/src/x.ts', a: 300, b: 50 },
+      { name: 'pg', a: 100, b: 150 },
+    ]);
+    expect(compareProfiles(a, b, 'functions').map((r) => r.name)).toEqual([
+      'handler packages/token-service/src/x.ts:1',
+      'query pg:1',
+    ]);
+    const text = formatComparison(rows, 5).split('\n');
+    expect(text[1]).toBe('   400.0   200.0  +200.0  all');
+    expect(text.slice(2)).toEqual([
+      'more in a:',
+      '   300.0    50.0  +250.0  packages/token-service/src/x.ts',
+      'less in a:',
+      '   100.0   150.0   -50.0  pg',
+    ]);
   });
 });
 

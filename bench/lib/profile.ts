@@ -122,3 +122,55 @@ export function formatProfile(summary: ProfileSummary, top = 20): string {
       .map(row),
   ].join('\n');
 }
+
+/** One entry of two profiles set side by side, in µs per operation (ProfileComparison). */
+export interface ComparedEntry {
+  name: string;
+  /** µs per operation in the first profile, and in the second. */
+  a: number;
+  b: number;
+}
+
+/**
+ * Two profiles of the same work (a scenario and its floor, or a change and the commit before it) set side by side.
+ * Each profile's busy time is split by self time, then scaled to the CPU per operation the bench measured for its
+ * run (`cpu us/op`, or the main thread's figure for the event loop alone): shares alone hide that one run did more
+ * work per request than the other. Sorted by how much more the first spends, most first.
+ */
+export function compareProfiles(
+  a: { summary: ProfileSummary; usPerOp: number },
+  b: { summary: ProfileSummary; usPerOp: number },
+  by: 'packages' | 'functions' = 'packages',
+): ComparedEntry[] {
+  const scaled = (side: { summary: ProfileSummary; usPerOp: number }) => {
+    const out = new Map<string, number>();
+    for (const e of side.summary[by]) if (e.self > 0) out.set(e.name, e.selfShare * side.usPerOp);
+    return out;
+  };
+  const left = scaled(a);
+  const right = scaled(b);
+  return [...new Set([...left.keys(), ...right.keys()])]
+    .map((name) => ({ name, a: left.get(name) ?? 0, b: right.get(name) ?? 0 }))
+    .sort((x, y) => y.a - y.b - (x.a - x.b));
+}
+
+/** Text of a comparison: the `top` entries that grew most, then the `top` that shrank most. */
+export function formatComparison(entries: ComparedEntry[], top = 25): string {
+  const us = (n: number) => n.toFixed(1).padStart(8);
+  const diff = (n: number) => `${n >= 0 ? '+' : '-'}${Math.abs(n).toFixed(1)}`.padStart(8);
+  const row = (e: ComparedEntry) => `${us(e.a)}${us(e.b)}${diff(e.a - e.b)}  ${e.name}`;
+  const grew = entries.filter((e) => e.a > e.b).slice(0, top);
+  const shrank = entries
+    .filter((e) => e.a < e.b)
+    .slice(-top)
+    .reverse();
+  const total = (side: 'a' | 'b') => entries.reduce((sum, e) => sum + e[side], 0);
+  return [
+    `${'a'.padStart(8)}${'b'.padStart(8)}${'a - b'.padStart(8)}  (µs per operation, self time)`,
+    `${us(total('a'))}${us(total('b'))}${diff(total('a') - total('b'))}  all`,
+    'more in a:',
+    ...grew.map(row),
+    'less in a:',
+    ...shrank.map(row),
+  ].join('\n');
+}
