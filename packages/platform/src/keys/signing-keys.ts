@@ -78,9 +78,13 @@ export class SigningKeys {
   }
 
   async sign(alias: string, data: Uint8Array): Promise<Signature> {
-    const key = await this.activeKey(alias);
-    const signature = await signFor(key.info.algorithm, key, data);
-    return { kid: key.info.kid, algorithm: key.info.algorithm, signature };
+    return this.signWith(await this.activeKey(alias), data);
+  }
+
+  /** A signature by the version `key` holds, whichever version is active by now. */
+  async signWith(key: ActiveKey, data: Uint8Array): Promise<Signature> {
+    const { kid, algorithm } = key.info;
+    return { kid, algorithm, signature: await signFor(algorithm, key, data) };
   }
 
   async publicJwk(alias: string): Promise<JWK> {

@@ -18,7 +18,6 @@ import type {
   SymmetricKeyInfo,
 } from './key-manager.js';
 import { MASTER_KEY_BYTES } from './master-key.js';
-import { signFor } from './signing-algorithms.js';
 import { SigningKeys, type ActiveKey } from './signing-keys.js';
 import { SymmetricKeys } from './symmetric-keys.js';
 
@@ -188,18 +187,13 @@ export class SoftwareKeyManager implements KeyManager {
   private handle(key: ActiveKey): ActiveSigningKey {
     let handle = this.handles.get(key);
     if (!handle) {
-      const { kid, algorithm } = key.info;
       handle = Object.freeze({
-        kid,
-        algorithm,
+        kid: key.info.kid,
+        algorithm: key.info.algorithm,
         publicJwk: key.publicJwk,
         // Counted as the provider's `sign` calls are: one signature, one call.
         sign: (data: Uint8Array): Promise<Signature> =>
-          this.recorded(
-            'sign',
-            performance.now(),
-            signFor(algorithm, key, data).then((signature) => ({ kid, algorithm, signature })),
-          ),
+          this.recorded('sign', performance.now(), this.signing.signWith(key, data)),
       });
       this.handles.set(key, handle);
     }

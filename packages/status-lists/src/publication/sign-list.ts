@@ -4,7 +4,8 @@ import { didJwkOf } from '../domain/did-jwk.js';
 /**
  * A compact JWS (RFC 7515 §7.1) signed by the key manager under `alias`. The header's `kid` names the key the way
  * the issuer publishes it: the key manager's kid in the issuer's JWKS (/.well-known/jwt-vc-issuer), or `#0` of a
- * did:jwk issuer, whose DID must still be the alias's active key.
+ * did:jwk issuer, whose DID must still be the alias's active key. Header and signature come from one version of the
+ * key (KeyManager.activeSigningKey), so a rotation in between cannot make them disagree.
  */
 export async function signListJwt(
   keys: KeyManager,
@@ -13,22 +14,15 @@ export async function signListJwt(
   typ: string,
   payload: Record<string, unknown>,
 ): Promise<string> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const jwk = await keys.publicJwk(alias);
-    let kid = jwk.kid!;
-    if (issuer.startsWith('did:jwk:')) {
-      if (didJwkOf(jwk) !== issuer) {
-        throw new AppError(
-          'service_unavailable',
-          'The list issuer (a did:jwk) no longer names the active signing key.',
-        );
-      }
-      kid = `${issuer}#0`;
+  const key = keys.readyActiveSigningKey(alias) ?? (await keys.activeSigningKey(alias));
+  let kid = key.kid;
+  if (issuer.startsWith('did:jwk:')) {
+    if (didJwkOf(key.publicJwk) !== issuer) {
+      throw new AppError('service_unavailable', 'The list issuer (a did:jwk) no longer names the active signing key.');
     }
-    const signingInput = `${base64urlJson({ alg: jwk.alg, typ, kid })}.${base64urlJson(payload)}`;
-    const signature = await keys.sign(alias, signingInputBytes(signingInput));
-    // The key rotated between reading its public key and signing: sign again under the new one.
-    if (signature.kid === jwk.kid) return `${signingInput}.${base64urlBytes(signature.signature)}`;
+    kid = `${issuer}#0`;
   }
-  throw new AppError('service_unavailable', 'The signing key kept changing while the list was signed.');
+  const signingInput = `${base64urlJson({ alg: key.algorithm, typ, kid })}.${base64urlJson(payload)}`;
+  const signature = await key.sign(signingInputBytes(signingInput));
+  return `${signingInput}.${base64urlBytes(signature.signature)}`;
 }
