@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { createTestPlatform } from '@tessera/platform/testing';
 import { migrations, RP_SECRET, startTokenService, type TokenServiceHarness } from './support/harness.js';
 import { basic } from './support/codes.js';
@@ -34,12 +35,15 @@ function postFrom(
   });
 }
 
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 /**
  * Issue 13 §2: the client-authenticating endpoints count failures per source address (and per claimed client
  * with a higher limit), successes per authenticated client; a flood of bad secrets for a client from one address
- * does not lock the real client out.
+ * does not lock the real client out. With the in-process limiter the guard decides at once (peekNow, consumeNow);
+ * with the shared Redis limiter (replicas) it waits for Redis's answers: both ways are run.
  */
-describe('client authentication limits (pglite)', () => {
+describe.each(['memory', 'redis'] as const)('client authentication limits (pglite, %s limiter)', (limiter) => {
   let h: TokenServiceHarness;
   const introspect = (from: string, secret: string) =>
     postFrom(from, `${h.issuer}/introspect`, { token: 'not-a-token' }, basic('demo-rp', secret));
@@ -48,6 +52,9 @@ describe('client authentication limits (pglite)', () => {
     const t = await createTestPlatform('pglite', {
       migrations,
       overrides: {
+        ...(limiter === 'redis'
+          ? { redis: { url: REDIS_URL, keyPrefix: `tessera-test:${randomBytes(6).toString('hex')}:` } }
+          : {}),
         rateLimit: {
           enabled: true,
           requestsPerWindow: 1000,
@@ -57,6 +64,8 @@ describe('client authentication limits (pglite)', () => {
         },
       },
     });
+    // The limiter the platform chose is the one named: Redis counters have no in-process fast path.
+    expect(typeof t.platform.rateLimiter.peekNow).toBe(limiter === 'memory' ? 'function' : 'undefined');
     h = await startTokenService({ kind: 'pglite', testPlatform: t, upstream: false });
   });
   afterAll(async () => h?.close());

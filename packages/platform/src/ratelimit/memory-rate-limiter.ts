@@ -30,6 +30,10 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.peekNow(key, limit, windowSeconds);
+  }
+
+  peekNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
     const nowMs = this.now();
     const windowMs = windowSeconds * 1000;
     const window = Math.floor(nowMs / windowMs);

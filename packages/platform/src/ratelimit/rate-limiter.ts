@@ -18,5 +18,7 @@ export interface RateLimiter {
    * issue 13 §2). `allowed` is false once `limit` hits were counted in the window.
    */
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /** `peek` at once, for a limiter that keeps its counters in this process (as `consumeNow`). */
+  peekNow?(key: string, limit: number, windowSeconds: number): RateLimitDecision;
   close(): Promise<void>;
 }

@@ -38,26 +38,28 @@ export class ClientAuthenticationGuard {
     return `${this.role}:${tenantId}:${kind}:${value.slice(0, 200)}`;
   }
 
-  /** Refuses an address, or a claimed client, that is over its failed-authentication limit. */
-  async before(source: RequestSource, tenantId: string, claimedClientId: string | undefined): Promise<void> {
-    if (!this.limits.enabled) return;
+  /**
+   * Refuses an address, or a claimed client, that is over its failed-authentication limit. With a limiter that keeps
+   * its counters in this process (peekNow) the check is made at once and nothing is returned; a shared limiter's
+   * answer is awaited through the returned promise. Every token request passes here: two awaited promises per
+   * request were a measurable share of a refresh (docs/decisions.md).
+   */
+  before(source: RequestSource, tenantId: string, claimedClientId: string | undefined): Promise<void> | undefined {
+    if (!this.limits.enabled) return undefined;
     const { windowSeconds, failedAuthenticationsPerAddress, failedAuthenticationsPerClient } = this.limits;
+    const addressKey = this.key('auth-failed-ip', tenantId, source.address);
+    const clientKey = claimedClientId === undefined ? null : this.key('auth-failed-client', tenantId, claimedClientId);
     const limiter = this.platform.rateLimiter;
-    refuseIfOver(
-      await limiter.peek(
-        this.key('auth-failed-ip', tenantId, source.address),
-        failedAuthenticationsPerAddress,
-        windowSeconds,
-      ),
-    );
-    if (claimedClientId !== undefined)
-      refuseIfOver(
-        await limiter.peek(
-          this.key('auth-failed-client', tenantId, claimedClientId),
-          failedAuthenticationsPerClient,
-          windowSeconds,
-        ),
-      );
+    if (limiter.peekNow) {
+      refuseIfOver(limiter.peekNow(addressKey, failedAuthenticationsPerAddress, windowSeconds));
+      if (clientKey !== null) refuseIfOver(limiter.peekNow(clientKey, failedAuthenticationsPerClient, windowSeconds));
+      return undefined;
+    }
+    return (async () => {
+      refuseIfOver(await limiter.peek(addressKey, failedAuthenticationsPerAddress, windowSeconds));
+      if (clientKey !== null)
+        refuseIfOver(await limiter.peek(clientKey, failedAuthenticationsPerClient, windowSeconds));
+    })();
   }
 
   /**
@@ -96,17 +98,22 @@ export class ClientAuthenticationGuard {
       );
   }
 
-  /** Counts a request of an authenticated client; over the ordinary limit it is refused. */
-  async succeeded(tenantId: string, clientId: string): Promise<void> {
+  /**
+   * Counts a request of an authenticated client; over the ordinary limit it is refused. As `before`: at once with an
+   * in-process limiter, else through the returned promise.
+   */
+  succeeded(tenantId: string, clientId: string): Promise<void> | undefined {
     // Summarised per window (one authentication.succeeded event per tenant), never an event per request.
     authenticationEvents(this.platform).succeeded(tenantId, 'client_authentication', clientId);
-    if (!this.limits.enabled) return;
+    if (!this.limits.enabled) return undefined;
     const limiter = this.platform.rateLimiter;
     const key = this.key('client', tenantId, clientId);
-    const decision = limiter.consumeNow
-      ? limiter.consumeNow(key, this.limits.requestsPerWindow, this.limits.windowSeconds)
-      : await limiter.consume(key, this.limits.requestsPerWindow, this.limits.windowSeconds);
-    refuseIfOver(decision);
+    const { requestsPerWindow, windowSeconds } = this.limits;
+    if (limiter.consumeNow) {
+      refuseIfOver(limiter.consumeNow(key, requestsPerWindow, windowSeconds));
+      return undefined;
+    }
+    return limiter.consume(key, requestsPerWindow, windowSeconds).then(refuseIfOver);
   }
 }
 

@@ -44,7 +44,8 @@ export class ClientRequestAuthenticator {
     const tenantId = cmd.tenantId;
     const authorization = header(request.headers.authorization);
     const claimed = claimedClientId(authorization, request.form);
-    await this.guard.before(request.source, tenantId, claimed);
+    const checked = this.guard.before(request.source, tenantId, claimed);
+    if (checked) await checked;
     let client: Client;
     try {
       ({ client } = await authenticateClient(
@@ -59,7 +60,8 @@ export class ClientRequestAuthenticator {
         await this.guard.failed(cmd, request.source, tenantId, claimed);
       throw error;
     }
-    await this.guard.succeeded(tenantId, client.clientId);
+    const counted = this.guard.succeeded(tenantId, client.clientId);
+    if (counted) await counted;
     return { client, cmd: new ClientCommandContext(cmd, client) };
   }
 }
