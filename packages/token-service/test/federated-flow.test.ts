@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as client from 'openid-client';
-import { decodeJwt } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { DATABASE_KINDS } from '@tessera/platform/testing';
 import { RP_REDIRECT, RP_SECRET, startTokenService, type TokenServiceHarness } from './support/harness.js';
 import { UserAgent } from './support/user-agent.js';
@@ -103,6 +103,17 @@ describe.each(DATABASE_KINDS)('federated login end to end (%s)', (kind) => {
       amr: ['federation'],
     });
     expect(at.exp! - at.iat!).toBe(3600);
+    // The JWT profile of RFC 9068: typ at+jwt (§2.1), signed by a key of the issuer's JWKS (§4), and its claims (§2.2).
+    const jwks = createRemoteJWKSet(new URL(`${h.issuer}/.well-known/jwks.json`));
+    const verified = await jwtVerify(tokens.access_token, jwks, {
+      issuer: h.issuer,
+      audience: 'demo-rp',
+      typ: 'at+jwt',
+      algorithms: ['RS256'],
+    });
+    expect(verified.protectedHeader.kid).toEqual(expect.any(String));
+    expect(at).toMatchObject({ client_id: 'demo-rp', tenant_id: 'demo', sid: expect.any(String) });
+    expect(at.jti).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const info = await client.fetchUserInfo(rp, tokens.access_token, id.sub);
     expect(info).toMatchObject({
@@ -131,6 +142,9 @@ describe.each(DATABASE_KINDS)('federated login end to end (%s)', (kind) => {
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.id_token).toBeUndefined();
+    const refreshedAt = await jwtVerify(refreshed.access_token, jwks, { issuer: h.issuer, typ: 'at+jwt' });
+    expect(refreshedAt.payload).toMatchObject({ sub: id.sub, client_id: 'demo-rp', sid: at.sid, scope: at.scope });
+    expect(refreshedAt.payload.jti).not.toBe(at.jti);
     expect((await client.tokenIntrospection(rp, tokens.refresh_token!)).active).toBe(false);
 
     await client.tokenRevocation(rp, refreshed.refresh_token!, { token_type_hint: 'refresh_token' });
