@@ -14,6 +14,7 @@ import {
 import { mapDatabaseError } from './errors.js';
 import { PostgresChangeNotifications } from './postgres-notifications.js';
 import { RUNTIME_ROLE } from './runtime-role.js';
+import { installTimestamptzParser } from './timestamptz.js';
 
 export interface PostgresOptions {
   url: string;
@@ -26,6 +27,7 @@ export interface PostgresOptions {
 
 // int8 (counts, bigint ids) as JavaScript numbers: our counters stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
+installTimestamptzParser();
 
 class ClientSql implements Sql {
   constructor(private readonly client: pg.PoolClient) {}
