@@ -9,6 +9,7 @@ import {
   buildReport,
   formatAlerts,
   formatInterleaved,
+  formatSpread,
   formatMainThread,
   formatTable,
   timestampFileName,
@@ -109,6 +110,8 @@ async function main(): Promise<number> {
   process.stdout.write(`${formatTable(rows)}\n`);
   const interleaved = formatInterleaved(rows, options.windows);
   if (interleaved.length > 0) process.stdout.write(`\n${interleaved.join('\n')}\n`);
+  const spread = formatSpread(rows);
+  if (spread.length > 0) process.stdout.write(`\n${spread.join('\n')}\n`);
   const mainThread = formatMainThread(rows);
   if (mainThread.length > 0) process.stdout.write(`\n${mainThread.join('\n')}\n`);
   const confirmations = formatConfirmations(rows);

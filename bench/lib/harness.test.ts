@@ -14,6 +14,7 @@ import {
   evaluate,
   formatInterleaved,
   formatMainThread,
+  formatSpread,
   interleavedRatio,
   formatAlerts,
   formatTable,
@@ -26,7 +27,7 @@ import { childEnv } from './http.js';
 import { connectionsFor, replicasFor, runScenarios } from './harness.js';
 import { formatConfirmations, stricterMeasurement } from './confirm.js';
 import { runCpuLoop } from './cpu.js';
-import { combineWindows, median } from './windows.js';
+import { combineWindows, median, quartiles } from './windows.js';
 import { mainThreadCpuSeconds, parseProcStatTicks, processCpuSeconds } from './proc.js';
 import { compareProfiles, formatComparison, formatProfile, packageOf, summarizeProfile } from './profile.js';
 import { scenarios as registry } from '../scenarios/index.js';
@@ -907,6 +908,45 @@ describe('goals read in turn with their references', () => {
     expect(computeRatio(work, base, true)!.perCore).toBe(0.125);
     // Windows that do not pair up give the plain ratio.
     expect(interleavedRatio(work, windowed([10, 40]), true)).toEqual(computeRatio(work, windowed([10, 40]), true));
+  });
+
+  it('gives the middle half of the rounds with the median, and says where the goal lies in it', () => {
+    expect(quartiles([1, 2, 3, 4, 5])).toEqual([2, 4]);
+    expect(quartiles([4, 1, 3, 2])).toEqual([1.75, 3.25]);
+    expect(quartiles([7])).toEqual([7, 7]);
+    // Per-core ratios of the five rounds: 0.4, 0.45, 0.5, 0.55, 0.6.
+    const work = windowed([100, 100, 100, 100, 100]);
+    const base = windowed([40, 45, 50, 55, 60]);
+    const ratio = interleavedRatio(work, base, true)!;
+    expect(ratio.perCore).toBeCloseTo(0.5, 10);
+    expect(ratio.spread!.rounds).toBe(5);
+    expect(ratio.spread!.perCore![0]).toBeCloseTo(0.45, 10);
+    expect(ratio.spread!.perCore![1]).toBeCloseTo(0.55, 10);
+    const baseRow = evaluate(cpu('base'), { measurement: windowed([50, 50, 50, 50, 50]) }, null);
+    const judged = (minRatio: number) =>
+      evaluate(
+        cpu('work', { baseline: 'base', goal: { minRatio, basis: 'per-core', text: 'x' } }),
+        { measurement: work, interleaved: { base } },
+        baseRow,
+      );
+    expect(formatSpread([judged(0.52)])).toEqual([
+      'work vs base: per-core 50.0%, middle half of 5 rounds 45.0%-55.0%; goal >= 52.0% lies within it',
+    ]);
+    expect(formatSpread([judged(0.4)])[0]).toMatch(/goal >= 40\.0% lies below it$/);
+    expect(formatSpread([judged(0.6)])[0]).toMatch(/goal >= 60\.0% lies above it$/);
+    expect(formatAlerts([judged(0.52)])).toEqual([
+      "!!! MISS  work: 50.0% of base's per-core rate; middle half of the rounds 45.0%-55.0%, goal >= 52.0% (x)",
+    ]);
+    // Read on the reference's own row there are no rounds, and no line.
+    expect(
+      formatSpread([
+        evaluate(
+          cpu('work', { baseline: 'base', goal: { minRatio: 0.5, basis: 'per-core', text: 'x' } }),
+          { measurement: work },
+          baseRow,
+        ),
+      ]),
+    ).toEqual([]);
   });
 
   it('judges a goal on the reference measured beside the scenario, not on the reference’s own row', () => {

@@ -1,9 +1,10 @@
 import { cpus } from 'node:os';
 import { goalReference, goalsOf } from './plan.js';
-import { median } from './windows.js';
+import { median, quartiles } from './windows.js';
 import type {
   GoalResult,
   Measurement,
+  Ratios,
   RunOptions,
   RunReport,
   Scenario,
@@ -30,11 +31,7 @@ export function measurementProblem(m: Measurement): string | null {
  * baseline CPU per operation over the scenario's) and p99 ratio (scenario p99 / baseline p99). The p99 ratio is
  * given only between scenarios of the same kind: a request's latency and a function call's are not comparable.
  */
-export function computeRatio(
-  m: Measurement,
-  baseline: Measurement,
-  sameKind: boolean,
-): { throughput: number; perCore: number | null; p99: number | null } | null {
+export function computeRatio(m: Measurement, baseline: Measurement, sameKind: boolean): Ratios | null {
   if (!(baseline.perSecond > 0)) return null;
   const perCore = m.cpuUsPerOp && baseline.cpuUsPerOp ? baseline.cpuUsPerOp / m.cpuUsPerOp : null;
   return {
@@ -47,23 +44,27 @@ export function computeRatio(
 /**
  * The ratios of a scenario to a reference measured in turn with it (bench/README.md, "Goals read in turn"): per round, the ratio of the
  * two windows measured seconds apart; the throughput and per-core ratios are the medians of the rounds'. The p99
- * ratio is over the whole measurements. Without windows on both sides (one window), the plain ratio.
+ * ratio is over the whole measurements. Without windows on both sides (one window), the plain ratio. The rounds'
+ * quartiles come with it (`spread`).
  */
-export function interleavedRatio(
-  m: Measurement,
-  reference: Measurement,
-  sameKind: boolean,
-): { throughput: number; perCore: number | null; p99: number | null } | null {
+export function interleavedRatio(m: Measurement, reference: Measurement, sameKind: boolean): Ratios | null {
   const plain = computeRatio(m, reference, sameKind);
   const [mine, theirs] = [m.windows ?? [], reference.windows ?? []];
   if (!plain || mine.length < 2 || mine.length !== theirs.length) return plain;
   const rounds = mine.map((w, i) => computeRatio({ ...m, ...w }, { ...reference, ...theirs[i]! }, false));
   if (rounds.some((r) => r === null)) return plain;
+  const throughput = rounds.map((r) => r!.throughput);
   const perCore = rounds.map((r) => r!.perCore);
+  const perCoreKnown = perCore.every((c) => c !== null) ? (perCore as number[]) : null;
   return {
-    throughput: median(rounds.map((r) => r!.throughput)),
-    perCore: perCore.every((c) => c !== null) ? median(perCore as number[]) : null,
+    throughput: median(throughput),
+    perCore: perCoreKnown ? median(perCoreKnown) : null,
     p99: plain.p99,
+    spread: {
+      rounds: rounds.length,
+      throughput: quartiles(throughput),
+      perCore: perCoreKnown ? quartiles(perCoreKnown) : null,
+    },
   };
 }
 
@@ -282,6 +283,35 @@ export function formatInterleaved(rows: ScenarioResult[], rounds: number): strin
     });
 }
 
+/** The middle half of a goal's rounds, on the goal's basis: [first quartile, third quartile], or null. */
+function goalSpread(g: GoalResult): [number, number] | null {
+  const spread = g.ratio?.spread;
+  if (!spread) return null;
+  return g.basis === 'per-core' ? spread.perCore : spread.throughput;
+}
+
+/**
+ * One line per goal read in turn: the median of its rounds and the middle half of them (first to third quartile).
+ * A goal whose threshold lies inside that range is within the host's noise for this run: the same code reads on
+ * both sides of it from round to round, and one run's PASS or MISS says little (bench/README.md).
+ */
+export function formatSpread(rows: ScenarioResult[]): string[] {
+  const out: string[] = [];
+  for (const r of rows) {
+    for (const g of r.goals) {
+      const range = goalSpread(g);
+      if (!g.interleaved || range === null || g.value === null) continue;
+      const basis = g.basis === 'per-core' ? 'per-core' : 'throughput';
+      const within = range[0] < g.minRatio && g.minRatio <= range[1];
+      out.push(
+        `${r.name} vs ${g.against}: ${basis} ${fmtPct(g.value)}, middle half of ${g.ratio!.spread!.rounds} rounds ` +
+          `${fmtPct(range[0])}-${fmtPct(range[1])}; goal >= ${fmtPct(g.minRatio)} ${within ? 'lies within it' : g.minRatio <= range[0] ? 'lies below it' : 'lies above it'}`,
+      );
+    }
+  }
+  return out;
+}
+
 /**
  * One line per http row with a goal whose server's main thread was measured: how much of the CPU per operation its
  * event loop spent, the rest being its other threads' (the libuv pool's signatures, garbage collection), and the
@@ -314,8 +344,10 @@ export function formatAlerts(rows: ScenarioResult[]): string[] {
         if (g.met !== false) continue;
         const basis = g.basis === 'per-core' ? 'per-core rate' : 'throughput';
         const p99 = g.p99Ms === null ? '' : `, p99 ${fmtMs(g.p99Ms)} ms (at most ${g.maxP99Ms} ms)`;
+        const range = goalSpread(g);
+        const rounds = range ? `; middle half of the rounds ${fmtPct(range[0])}-${fmtPct(range[1])}` : '';
         out.push(
-          `!!! MISS  ${r.name}: ${fmtPct(g.value!)} of ${g.against}'s ${basis}${p99}, goal >= ${fmtPct(g.minRatio)} (${g.text})`,
+          `!!! MISS  ${r.name}: ${fmtPct(g.value!)} of ${g.against}'s ${basis}${p99}${rounds}, goal >= ${fmtPct(g.minRatio)} (${g.text})`,
         );
       }
     } else if (r.status === 'ERROR' && r.error) {

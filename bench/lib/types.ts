@@ -27,10 +27,22 @@ export interface ScenarioGoal {
 }
 
 /** One goal judged: the ratio it is read on (null when it could not be computed) and whether it is met. */
+/**
+ * Throughput ratio, per-core ratio and p99 ratio; read in turn, also how far the rounds' ratios spread: their
+ * quartiles (the middle half of the rounds lies between the two), which tell a MISS or PASS within the host's noise
+ * from a clear one.
+ */
+export interface Ratios {
+  throughput: number;
+  perCore: number | null;
+  p99: number | null;
+  spread?: { rounds: number; throughput: [number, number]; perCore: [number, number] | null };
+}
+
 export interface GoalResult extends ScenarioGoal {
   against: string;
   /** The ratios to the scenario named by `against` (as `ScenarioResult.ratio` is to the baseline). */
-  ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
+  ratio: Ratios | null;
   /** The ratio of the goal's basis. */
   value: number | null;
   /** The scenario's p99 in ms when the goal bounds it (maxP99Ms), else null. */
@@ -168,7 +180,7 @@ export interface ScenarioResult {
    * Throughput ratio, per-core ratio (baseline CPU per operation / this one's; null without CPU figures) and p99
    * ratio (p99 / baseline p99, only between scenarios of the same kind).
    */
-  ratio: { throughput: number; perCore: number | null; p99: number | null } | null;
+  ratio: Ratios | null;
   /** The first goal (compatibility with single-goal readers); `goals` holds every goal. */
   goal: (ScenarioGoal & { met: boolean | null }) | null;
   goals: GoalResult[];

@@ -46,6 +46,21 @@ export function combineWindows(windows: readonly Measurement[], latencyMs: Measu
   };
 }
 
+/**
+ * The first and third quartiles (linear interpolation between the closest ranks): the middle half of the values
+ * lies between them.
+ */
+export function quartiles(values: readonly number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => {
+    const pos = (sorted.length - 1) * q;
+    const low = Math.floor(pos);
+    const high = Math.min(low + 1, sorted.length - 1);
+    return sorted[low]! + (sorted[high]! - sorted[low]!) * (pos - low);
+  };
+  return [at(0.25), at(0.75)];
+}
+
 /** The middle value (the mean of the two middle ones for an even count). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
