@@ -35,6 +35,7 @@ async function setupWith(store: () => Promise<{ store: DpopReplayStore; close():
   // under real traffic.
   const namespaced = (pass: number): DpopReplayStore => ({
     rememberOnce: (k, until) => replay.store.rememberOnce(`${pass}:${k}`, until),
+    forget: (k) => replay.store.forget(`${pass}:${k}`),
   });
   return {
     fn: async () => {

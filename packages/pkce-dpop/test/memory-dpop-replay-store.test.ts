@@ -17,6 +17,16 @@ describe('MemoryDpopReplayStore', () => {
     expect(await store.rememberOnce('k', later(20))).toBe(true);
   });
 
+  it('forgets a key on request, and only that key', async () => {
+    const store = new MemoryDpopReplayStore({ now: () => START });
+    expect(await store.rememberOnce('k', later(10))).toBe(true);
+    expect(await store.rememberOnce('other', later(10))).toBe(true);
+    await store.forget('k');
+    expect(await store.rememberOnce('k', later(10))).toBe(true);
+    expect(await store.rememberOnce('other', later(10))).toBe(false);
+    expect(store.size).toBe(2);
+  });
+
   it('answers true to exactly one of many concurrent calls', async () => {
     const store = new MemoryDpopReplayStore({ now: () => START });
     const answers = await Promise.all(Array.from({ length: 50 }, () => store.rememberOnce('same', later(10))));

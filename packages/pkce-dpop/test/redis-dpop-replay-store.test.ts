@@ -39,6 +39,16 @@ describe('RedisDpopReplayStore (real Redis)', () => {
     expect(await store.rememberOnce('k2', later(66))).toBe(true);
   });
 
+  it('forgets a key on request: its next call answers true, and only that key is dropped', async () => {
+    const store = new RedisDpopReplayStore(redis, { keyPrefix, now: () => START });
+    expect(await store.rememberOnce('f1', later(66))).toBe(true);
+    expect(await store.rememberOnce('f2', later(66))).toBe(true);
+    await store.forget('f1');
+    expect(await redis.exists(`${keyPrefix}f1`)).toBe(0);
+    expect(await store.rememberOnce('f1', later(66))).toBe(true);
+    expect(await store.rememberOnce('f2', later(66))).toBe(false);
+  });
+
   it('answers true to exactly one of many concurrent calls from separate connections', async () => {
     const other = new Redis(REDIS_URL);
     try {
@@ -56,6 +66,7 @@ describe('RedisDpopReplayStore (real Redis)', () => {
   const counted = () => {
     const counts = { sets: 0, pipelines: 0 };
     const client = {
+      del: (key: string) => redis.del(key),
       set: (...args: Parameters<Redis['set']>) => {
         counts.sets++;
         return (redis.set as (...a: unknown[]) => Promise<'OK' | null>)(...args);
@@ -68,19 +79,20 @@ describe('RedisDpopReplayStore (real Redis)', () => {
     return { client, counts };
   };
 
-  it('sends the calls of one event-loop turn as one pipeline: of the same jti replayed in it, one is accepted', async () => {
+  it("sends a turn's first call at once and the rest of the turn as one pipeline: of a jti replayed in it, one is accepted", async () => {
     const { client, counts } = counted();
     const store = new RedisDpopReplayStore(client as never, { keyPrefix, now: () => START });
     const keys = Array.from({ length: 32 }, (_, i) => (i % 4 === 0 ? 'batch-replayed' : `batch-${i}`));
     const answers = await Promise.all(keys.map((k) => store.rememberOnce(k, later(66))));
-    expect(counts).toEqual({ sets: 0, pipelines: 1 });
+    expect(counts).toEqual({ sets: 1, pipelines: 1 });
     expect(answers.filter((a, i) => a && keys[i] === 'batch-replayed')).toHaveLength(1);
     // Every other jti is new and accepted, in its own place in the answers.
     expect(answers.filter((a, i) => a && keys[i] !== 'batch-replayed')).toHaveLength(24);
+    // The first call, sent alone before the pipeline, is the one accepted.
     expect(answers[0]).toBe(true);
     // A later turn: the batch's keys are remembered, and a lone call is a plain SET.
     expect(await store.rememberOnce('batch-1', later(66))).toBe(false);
-    expect(counts).toEqual({ sets: 1, pipelines: 1 });
+    expect(counts).toEqual({ sets: 2, pipelines: 1 });
     const ttl = await redis.pttl(`${keyPrefix}batch-5`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(66_000);

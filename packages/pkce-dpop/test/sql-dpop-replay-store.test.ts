@@ -56,6 +56,21 @@ describe('SqlDpopReplayStore (real PostgreSQL)', () => {
     expect(await store.rememberOnce('k2', later(66))).toBe(true);
   });
 
+  it('forgets a key on request: the row is expired, taken over by the next call and purged', async () => {
+    const store = new SqlDpopReplayStore(pool, { now: () => START });
+    expect(await store.rememberOnce('forgotten', later(66))).toBe(true);
+    expect(await store.rememberOnce('kept', later(66))).toBe(true);
+    await store.forget('forgotten');
+    expect(await store.rememberOnce('forgotten', later(66))).toBe(true);
+    expect(await store.rememberOnce('kept', later(66))).toBe(false);
+    await store.forget('forgotten');
+    const before = await pool.query(`SELECT count(*)::int AS n FROM dpop_replay WHERE jti_key = 'forgotten'`);
+    expect(before.rows[0].n).toBe(1);
+    await store.purgeExpired();
+    const after = await pool.query(`SELECT count(*)::int AS n FROM dpop_replay WHERE jti_key = 'forgotten'`);
+    expect(after.rows[0].n).toBe(0);
+  });
+
   it('takes over an expired row that has not been purged yet', async () => {
     let now = START;
     const store = new SqlDpopReplayStore(pool, { now: () => now });
@@ -103,6 +118,11 @@ describe('SqlDpopReplayStore (real PostgreSQL)', () => {
       expect(await store.rememberOnce('shared', later(66))).toBe(false);
       await client.query(`SELECT set_config('test.scope', 'b', false)`);
       expect(await store.rememberOnce('shared', later(66))).toBe(true);
+      // Forgetting in scope b leaves scope a's row held.
+      await store.forget('shared');
+      expect(await store.rememberOnce('shared', later(66))).toBe(true);
+      await client.query(`SELECT set_config('test.scope', 'a', false)`);
+      expect(await store.rememberOnce('shared', later(66))).toBe(false);
     } finally {
       client.release();
     }

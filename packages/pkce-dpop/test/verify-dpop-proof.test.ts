@@ -9,6 +9,7 @@ import {
   MemoryDpopReplayStore,
   verifyDpopProof,
   type DpopIssuer,
+  type DpopReplayStore,
   type VerifyDpopProofOptions,
 } from '../src/index.js';
 import {
@@ -474,6 +475,51 @@ describe('verifyDpopProof: jti replay (RFC 9449 §11.1)', () => {
       'use_dpop_nonce',
     );
     await expect(verifyDpopProof(options(proof, { replayStore, expectedNonce: 'n-2' }))).resolves.toBeDefined();
+  });
+
+  it('does not use up a jti when the signature fails: the write sent beside the check is forgotten', async () => {
+    const key = await testKey();
+    const other = await testKey();
+    const payload = claims();
+    const calls: string[] = [];
+    const memory = new MemoryDpopReplayStore({ now: () => NOW });
+    const replayStore: DpopReplayStore = {
+      rememberOnce: (k, until) => (calls.push('remember'), memory.rememberOnce(k, until)),
+      forget: (k) => (calls.push('forget'), memory.forget(k)),
+    };
+    const forged = await signProof(other.privateKey, { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk }, payload);
+    expect((await failure(verifyDpopProof(options(forged, { replayStore })))).reason).toBe('invalid_signature');
+    expect(calls).toEqual(['remember', 'forget']);
+    await expect(verifyDpopProof(options(await proofWith(key, payload), { replayStore }))).resolves.toBeDefined();
+    expect(calls).toEqual(['remember', 'forget', 'remember']);
+  });
+
+  it('never forgets the jti of a proof already accepted when a forgery with that jti fails', async () => {
+    const key = await testKey();
+    const other = await testKey();
+    const payload = claims();
+    const replayStore = new MemoryDpopReplayStore({ now: () => NOW });
+    const genuine = await proofWith(key, payload);
+    await expect(verifyDpopProof(options(genuine, { replayStore }))).resolves.toBeDefined();
+    const forged = await signProof(other.privateKey, { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk }, payload);
+    expect((await failure(verifyDpopProof(options(forged, { replayStore })))).reason).toBe('invalid_signature');
+    expect((await failure(verifyDpopProof(options(genuine, { replayStore })))).reason).toBe('replayed_jti');
+  });
+
+  it('refuses a bad signature even when the store fails, and a good one with the store error', async () => {
+    const key = await testKey();
+    const other = await testKey();
+    const broken: DpopReplayStore = {
+      rememberOnce: async () => {
+        throw new Error('store down');
+      },
+      forget: async () => {
+        throw new Error('store down');
+      },
+    };
+    const forged = await signProof(other.privateKey, { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk }, claims());
+    expect((await failure(verifyDpopProof(options(forged, { replayStore: broken })))).reason).toBe('invalid_signature');
+    await expect(verifyDpopProof(options(await proofWith(key), { replayStore: broken }))).rejects.toThrow('store down');
   });
 
   it("keeps one key's jti from blocking another key's", async () => {

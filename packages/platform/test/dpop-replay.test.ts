@@ -51,6 +51,15 @@ describe.each(DATABASE_KINDS)('DPoP replay state (%s)', (kind) => {
     expect(seen.rows).toEqual([{ tenant_id: OTHER }]);
   });
 
+  it("forgets a key within its tenant only: another tenant's same key stays held", async () => {
+    const key = fresh();
+    expect(await stores.forTenant(DEMO_TENANT).rememberOnce(key, until(66))).toBe(true);
+    expect(await stores.forTenant(OTHER).rememberOnce(key, until(66))).toBe(true);
+    await stores.forTenant(DEMO_TENANT).forget(key);
+    expect(await stores.forTenant(DEMO_TENANT).rememberOnce(key, until(66))).toBe(true);
+    expect(await stores.forTenant(OTHER).rememberOnce(key, until(66))).toBe(false);
+  });
+
   it('answers true to exactly one of many concurrent calls', async () => {
     const key = fresh();
     const answers = await Promise.all(

@@ -1,8 +1,9 @@
+import type { KeyObject } from 'node:crypto';
 import { compactVerify, errors, importJWK, type JWK } from 'jose';
 import { constantTimeEqual } from '../crypto/constant-time-equal.js';
 import { dpopReplayKey, type DpopReplayStore } from '../replay/dpop-replay-store.js';
 import { computeAccessTokenHash } from './compute-access-token-hash.js';
-import { verifyProofSignature } from './verify-proof-signature.js';
+import { proofKey, proofSignatureVerifies } from './verify-proof-signature.js';
 import { computeJwkThumbprint } from './compute-jwk-thumbprint.js';
 import { decodeDpopProof } from './decode-dpop-proof.js';
 import { DpopError, invalidProof } from './dpop-error.js';
@@ -119,13 +120,39 @@ async function checkNonce(nonce: string | undefined, expected: string | DpopNonc
     throw new DpopError('use_dpop_nonce', 'invalid_nonce', 'DPoP proof nonce is not the current server nonce');
 }
 
+function signatureVerifies(proof: string, key: KeyObject, alg: string): boolean {
+  try {
+    return proofSignatureVerifies(proof, key, alg);
+  } catch {
+    // A signature OpenSSL cannot even parse does not verify; the jti write in flight is then released like any other.
+    return false;
+  }
+}
+
+/** Undoes the jti write of a proof refused after it was sent; the refusal stands whatever the store answers. */
+async function forgetIfRemembered(store: DpopReplayStore, key: string, remembered: Promise<boolean>): Promise<void> {
+  try {
+    if (await remembered) await store.forget(key);
+  } catch {
+    // A key the store may still hold expires with the proof's window; the proof is refused for its signature.
+  }
+}
+
 /**
  * Verifies a DPoP proof with every check of RFC 9449 §4.3 and the replay rule of §11.1, in this order:
  * one header value (1), a well-formed JWT (2), `typ` dpop+jwt (4), an allowed asymmetric `alg` (5), a public-only
- * `jwk` (7), the signature by that key (6), the required claims (3), `htm` (8), `htu` without query and fragment
- * equal to the request URI after RFC 3986 normalisation (9), the nonce (10), `iat` within
- * ±(iatWindowSeconds + clockSkewSeconds) (11), `ath` and the key binding (12), and last the `jti`, remembered
- * until the proof could no longer be accepted, so that a rejected proof never uses up its `jti`.
+ * `jwk` (7), the required claims (3), `htm` (8), `htu` without query and fragment equal to the request URI after
+ * RFC 3986 normalisation (9), the nonce (10), `iat` within ±(iatWindowSeconds + clockSkewSeconds) (11), `ath` and
+ * the key binding (12), and last the signature by the `jwk` (6) and the `jti`, remembered until the proof could no
+ * longer be accepted.
+ *
+ * For ES256 and ES384 the `jti` is sent to the store before the signature is checked, and the check runs while the
+ * store answers (a Redis or database round trip): one proof then costs the longer of the two, not their sum. When
+ * the signature fails, the `jti` the write recorded is forgotten again, so that a rejected proof never uses up its
+ * `jti`. Until then, for one round trip, a genuine proof with the same key, target URI and `jti` would be refused as
+ * a replay: a forger needs that `jti` before the genuine proof arrives, and whoever holds it could send the genuine
+ * proof itself first, which the store refuses alike. Other algorithms are verified through jose before any claim
+ * is read, as before.
  *
  * Throws a DpopError; returns the header, the claims and the key's RFC 7638 thumbprint.
  */
@@ -155,10 +182,10 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
   const jwkObject = jwk as Record<string, unknown>;
   if (hasPrivateMembers(jwkObject)) throw invalidProof('private_jwk', 'DPoP proof jwk must not contain a private key');
 
-  // ES256 and ES384 (the defaults) take the fast path; other asymmetric algorithms a server allowed go through jose.
-  const jwkThumbprint = FAST_ALGS.has(alg)
-    ? verifyProofSignature(proof, jwkObject, alg)
-    : await verifyWithJose(proof, jwkObject, alg);
+  // ES256 and ES384 (the defaults) take the fast path: the key now, its signature after the claims, beside the
+  // jti write. Other asymmetric algorithms a server allowed are verified through jose here.
+  const fastKey = FAST_ALGS.has(alg) ? proofKey(jwkObject, alg) : undefined;
+  const jwkThumbprint = fastKey ? fastKey.thumbprint : await verifyWithJose(proof, jwkObject, alg);
 
   const payload = readClaims(decoded.payload);
   if (payload.htm !== options.httpMethod)
@@ -193,8 +220,13 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
   // RFC 9449 §11.1: hold the jti while the proof is acceptable, i.e. until iat + window; one second more so
   // that the last acceptable instant is still covered by the stores' "expired when expiresAt <= now".
   const expiresAt = new Date((payload.iat + limitSeconds + 1) * 1000);
-  const first = await options.replayStore.rememberOnce(dpopReplayKey(jwkThumbprint, htu, payload.jti), expiresAt);
-  if (!first) throw invalidProof('replayed_jti', 'DPoP proof jti has been used before');
+  const replayKey = dpopReplayKey(jwkThumbprint, htu, payload.jti);
+  const remembered = options.replayStore.rememberOnce(replayKey, expiresAt);
+  if (fastKey && !signatureVerifies(proof, fastKey.key, alg)) {
+    await forgetIfRemembered(options.replayStore, replayKey, remembered);
+    throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
+  }
+  if (!(await remembered)) throw invalidProof('replayed_jti', 'DPoP proof jti has been used before');
 
   const header: DpopProofHeader = { typ, alg, jwk: jwkObject as JWK };
   return { header, payload, jwkThumbprint };

@@ -14,7 +14,7 @@ const HASH: Record<string, { hash: string; size: number; crv: string }> = {
 const MAX_KEYS = 10_000;
 
 /** An imported proof key and its RFC 7638 thumbprint, both pure functions of (crv, x, y). */
-interface KnownKey {
+export interface KnownKey {
   key: KeyObject;
   thumbprint: string;
 }
@@ -30,7 +30,8 @@ export function ecJwkThumbprint(jwk: Record<string, unknown>): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
-function publicKeyFor(jwk: Record<string, unknown>, alg: string): KnownKey {
+/** The proof's embedded key, imported (or known already), with its thumbprint; throws invalid_jwk. */
+export function proofKey(jwk: Record<string, unknown>, alg: string): KnownKey {
   const expected = HASH[alg];
   // Checked for every proof, cached key or not: the key type and curve must be those of the proof's alg.
   if (
@@ -57,19 +58,15 @@ function publicKeyFor(jwk: Record<string, unknown>, alg: string): KnownKey {
   return known;
 }
 
-/** Verifies the compact JWS `proof` with its embedded key; answers the key's thumbprint. */
-export function verifyProofSignature(proof: string, jwk: Record<string, unknown>, alg: string): string {
-  const { key, thumbprint } = publicKeyFor(jwk, alg);
+/** True when the compact JWS `proof` is signed by `key` (ES256 or ES384, the JWS form r||s). */
+export function proofSignatureVerifies(proof: string, key: KeyObject, alg: string): boolean {
   const dot = proof.lastIndexOf('.');
   const signature = Buffer.from(proof.slice(dot + 1), 'base64url');
-  if (signature.length !== HASH[alg]!.size)
-    throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
-  const ok = verify(
+  if (signature.length !== HASH[alg]!.size) return false;
+  return verify(
     HASH[alg]!.hash,
     Buffer.from(proof.slice(0, dot), 'ascii'),
     { key, dsaEncoding: 'ieee-p1363' },
     signature,
   );
-  if (!ok) throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
-  return thumbprint;
 }

@@ -46,6 +46,10 @@ export class MemoryDpopReplayStore implements DpopReplayStore {
     return true;
   }
 
+  async forget(key: string): Promise<void> {
+    this.entries.delete(key);
+  }
+
   /** Drops every expired key; returns how many. */
   purgeExpired(): number {
     const now = this.now().getTime();

@@ -80,6 +80,19 @@ export class SqlDpopReplayStore implements DpopReplayStore {
     return result.rowCount === 1;
   }
 
+  /**
+   * Marks the key expired rather than deleting it: the insert evaluates the scope column's default, so its conflict
+   * target is exactly the row `rememberOnce` wrote in this scope, never another scope's row with the same key. The
+   * next `rememberOnce` takes the row over; `purgeExpired` removes it.
+   */
+  async forget(key: string): Promise<void> {
+    await this.sql.query(
+      `INSERT INTO ${this.table} AS t (jti_key, expires_at) VALUES ($1, '-infinity')
+       ON CONFLICT (${this.conflictTarget}) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+      [key],
+    );
+  }
+
   /** Deletes expired rows; returns how many. */
   async purgeExpired(): Promise<number> {
     const result = await this.sql.query(`DELETE FROM ${this.table} WHERE expires_at <= $1`, [this.now()]);

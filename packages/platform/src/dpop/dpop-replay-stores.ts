@@ -118,6 +118,10 @@ class FailClosed implements DpopReplayStore {
       throw new AppError('service_unavailable', 'DPoP replay protection is unavailable.', { cause });
     }
   }
+
+  forget(key: string): Promise<void> {
+    return this.inner.forget(key);
+  }
 }
 
 /** Removes the rows whose proofs can no longer pass the `iat` check (the store already ignores them). */
