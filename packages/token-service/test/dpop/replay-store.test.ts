@@ -6,7 +6,7 @@ import { DEMO_TENANT, type RedisRateLimiter } from '@tessera/platform';
 import { DATABASE_KINDS, createTestPlatform, type TestPlatform } from '@tessera/platform/testing';
 import { migrations } from '../support/harness.js';
 import { mintDpopCode, startDpopTokenService, type DpopHarness } from './support/dpop-harness.js';
-import { clientKey } from './support/proofs.js';
+import { clientKey, craftedProof, craftKey } from './support/proofs.js';
 import { codeForm, tokenRequest } from './support/requests.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,6 +34,28 @@ describe.each(DATABASE_KINDS)('DPoP replay table (%s)', (kind) => {
     // The old per-context table is gone.
     const old = await db.withPlatform((sql) => sql.query(`SELECT to_regclass('oauth_dpop_replay') AS t`));
     expect(old.rows[0]!.t).toBeNull();
+  });
+
+  it('a forged proof does not use up the jti of the genuine proof that follows it (RFC 9449 §11.1)', async () => {
+    const genuineKey = await craftKey();
+    const jti = randomBytes(12).toString('base64url');
+    // Signed by another key under the genuine key's jwk: the jti write travels beside the signature check, and is
+    // undone when the check fails.
+    const forged = await craftedProof({
+      htu: h.tokenEndpoint,
+      now: new Date(),
+      header: { jwk: genuineKey.publicJwk },
+      claims: { jti },
+    });
+    const refused = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: forged.proof });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_dpop_proof');
+    const genuine = await craftedProof({ htu: h.tokenEndpoint, now: new Date(), key: genuineKey, claims: { jti } });
+    const accepted = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof });
+    expect(accepted.status).toBe(200);
+    const again = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof });
+    expect(again.status).toBe(400);
+    expect(String(again.body.error_description)).toMatch(/jti/);
   });
 
   it('concurrent uses of one proof: exactly one is accepted', async () => {
@@ -81,6 +103,28 @@ describe('DPoP replay in Redis', () => {
     const keys = await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`);
     expect(keys).toHaveLength(1);
     expect(await redis.pttl(keys[0]!)).toBeGreaterThan(0);
+  });
+
+  it('leaves no key for a forged proof, so the genuine proof with its jti is accepted', async () => {
+    const redis = (t.platform.rateLimiter as RedisRateLimiter).redis;
+    const before = (await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).length;
+    const genuineKey = await craftKey();
+    const jti = randomBytes(12).toString('base64url');
+    const forged = await craftedProof({
+      htu: h.tokenEndpoint,
+      now: new Date(),
+      header: { jwk: genuineKey.publicJwk },
+      claims: { jti },
+    });
+    const refused = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: forged.proof });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('invalid_dpop_proof');
+    expect(await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).toHaveLength(before);
+    const genuine = await craftedProof({ htu: h.tokenEndpoint, now: new Date(), key: genuineKey, claims: { jti } });
+    expect((await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof })).status).toBe(
+      200,
+    );
+    expect(await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).toHaveLength(before + 1);
   });
 });
 
