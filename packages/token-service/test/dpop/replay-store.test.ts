@@ -11,6 +11,24 @@ import { codeForm, tokenRequest } from './support/requests.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/**
+ * Two proofs with one jti under one key's jwk: the genuine one signed by that key, the forged one by another. The
+ * jti write of the forged proof travels beside its signature check and is undone when the check fails.
+ */
+async function proofsSharingJti(htu: string): Promise<{ forged: string; genuine: string }> {
+  const key = await craftKey();
+  const claims = { jti: randomBytes(12).toString('base64url') };
+  const forged = await craftedProof({ htu, now: new Date(), header: { jwk: key.publicJwk }, claims });
+  const genuine = await craftedProof({ htu, now: new Date(), key, claims });
+  return { forged: forged.proof, genuine: genuine.proof };
+}
+
+async function expectForgeryRefused(h: DpopHarness, forged: string): Promise<void> {
+  const refused = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: forged });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error).toBe('invalid_dpop_proof');
+}
+
 /** The replay state in the platform's one table (RFC 9449 §11.1), as every replica and every endpoint shares it. */
 describe.each(DATABASE_KINDS)('DPoP replay table (%s)', (kind) => {
   let h: DpopHarness;
@@ -37,23 +55,11 @@ describe.each(DATABASE_KINDS)('DPoP replay table (%s)', (kind) => {
   });
 
   it('a forged proof does not use up the jti of the genuine proof that follows it (RFC 9449 §11.1)', async () => {
-    const genuineKey = await craftKey();
-    const jti = randomBytes(12).toString('base64url');
-    // Signed by another key under the genuine key's jwk: the jti write travels beside the signature check, and is
-    // undone when the check fails.
-    const forged = await craftedProof({
-      htu: h.tokenEndpoint,
-      now: new Date(),
-      header: { jwk: genuineKey.publicJwk },
-      claims: { jti },
-    });
-    const refused = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: forged.proof });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('invalid_dpop_proof');
-    const genuine = await craftedProof({ htu: h.tokenEndpoint, now: new Date(), key: genuineKey, claims: { jti } });
-    const accepted = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof });
+    const { forged, genuine } = await proofsSharingJti(h.tokenEndpoint);
+    await expectForgeryRefused(h, forged);
+    const accepted = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine });
     expect(accepted.status).toBe(200);
-    const again = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof });
+    const again = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine });
     expect(again.status).toBe(400);
     expect(String(again.body.error_description)).toMatch(/jti/);
   });
@@ -107,24 +113,14 @@ describe('DPoP replay in Redis', () => {
 
   it('leaves no key for a forged proof, so the genuine proof with its jti is accepted', async () => {
     const redis = (t.platform.rateLimiter as RedisRateLimiter).redis;
-    const before = (await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).length;
-    const genuineKey = await craftKey();
-    const jti = randomBytes(12).toString('base64url');
-    const forged = await craftedProof({
-      htu: h.tokenEndpoint,
-      now: new Date(),
-      header: { jwk: genuineKey.publicJwk },
-      claims: { jti },
-    });
-    const refused = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: forged.proof });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('invalid_dpop_proof');
-    expect(await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).toHaveLength(before);
-    const genuine = await craftedProof({ htu: h.tokenEndpoint, now: new Date(), key: genuineKey, claims: { jti } });
-    expect((await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine.proof })).status).toBe(
-      200,
-    );
-    expect(await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).toHaveLength(before + 1);
+    const held = async () => (await redis.keys(`${keyPrefix}dpop:jti:${DEMO_TENANT}:*`)).length;
+    const before = await held();
+    const { forged, genuine } = await proofsSharingJti(h.tokenEndpoint);
+    await expectForgeryRefused(h, forged);
+    expect(await held()).toBe(before);
+    const accepted = await tokenRequest(h.tokenEndpoint, codeForm(await mintDpopCode(h)), { dpop: genuine });
+    expect(accepted.status).toBe(200);
+    expect(await held()).toBe(before + 1);
   });
 });
 
