@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import { compactVerify, errors, importJWK, type JWK } from 'jose';
 import { constantTimeEqual } from '../crypto/constant-time-equal.js';
 import { dpopReplayKey, type DpopReplayStore } from '../replay/dpop-replay-store.js';
@@ -120,15 +119,6 @@ async function checkNonce(nonce: string | undefined, expected: string | DpopNonc
     throw new DpopError('use_dpop_nonce', 'invalid_nonce', 'DPoP proof nonce is not the current server nonce');
 }
 
-function signatureVerifies(proof: string, key: KeyObject, alg: string): boolean {
-  try {
-    return proofSignatureVerifies(proof, key, alg);
-  } catch {
-    // A signature OpenSSL cannot even parse does not verify; the jti write in flight is then released like any other.
-    return false;
-  }
-}
-
 /** Undoes the jti write of a proof refused after it was sent; the refusal stands whatever the store answers. */
 async function forgetIfRemembered(store: DpopReplayStore, key: string, remembered: Promise<boolean>): Promise<void> {
   try {
@@ -222,7 +212,7 @@ export async function verifyDpopProof(options: VerifyDpopProofOptions): Promise<
   const expiresAt = new Date((payload.iat + limitSeconds + 1) * 1000);
   const replayKey = dpopReplayKey(jwkThumbprint, htu, payload.jti);
   const remembered = options.replayStore.rememberOnce(replayKey, expiresAt);
-  if (fastKey && !signatureVerifies(proof, fastKey.key, alg)) {
+  if (fastKey && !proofSignatureVerifies(proof, fastKey.key, alg)) {
     await forgetIfRemembered(options.replayStore, replayKey, remembered);
     throw invalidProof('invalid_signature', 'DPoP proof signature does not verify');
   }

@@ -14,7 +14,7 @@ const HASH: Record<string, { hash: string; size: number; crv: string }> = {
 const MAX_KEYS = 10_000;
 
 /** An imported proof key and its RFC 7638 thumbprint, both pure functions of (crv, x, y). */
-export interface KnownKey {
+interface KnownKey {
   key: KeyObject;
   thumbprint: string;
 }
@@ -63,10 +63,15 @@ export function proofSignatureVerifies(proof: string, key: KeyObject, alg: strin
   const dot = proof.lastIndexOf('.');
   const signature = Buffer.from(proof.slice(dot + 1), 'base64url');
   if (signature.length !== HASH[alg]!.size) return false;
-  return verify(
-    HASH[alg]!.hash,
-    Buffer.from(proof.slice(0, dot), 'ascii'),
-    { key, dsaEncoding: 'ieee-p1363' },
-    signature,
-  );
+  try {
+    return verify(
+      HASH[alg]!.hash,
+      Buffer.from(proof.slice(0, dot), 'ascii'),
+      { key, dsaEncoding: 'ieee-p1363' },
+      signature,
+    );
+  } catch {
+    // A signature OpenSSL cannot even parse does not verify.
+    return false;
+  }
 }

@@ -28,8 +28,8 @@ const JTI_BYTES = 32;
  * Assembled here and signed by the tenant's key, as the ID token is. @openid4vc/oauth2's createAccessTokenResponse
  * made the same token (the same claims, header and jti length) but ran three schema parses of its own inputs per
  * token: more than half of what assembling a token cost on the main thread, the signature left aside
- * (docs/decisions.md). Every value here is set by this function from checked data. The OID4VCI credential access token (credential-access-token.ts), which the
- * library also answers with c_nonce, still goes through it.
+ * (docs/decisions.md). Every value here is set by this function from checked data. The OID4VCI credential access
+ * token (credential-access-token.ts), which the library also answers with c_nonce, still goes through it.
  */
 export async function createAccessToken(
   ctx: TokenServiceContext,
